@@ -1,0 +1,330 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Conn is a connection pool with one pinned session. Exec and Query run on
+// the pinned session, so SET SESSION and USE apply to the statements after
+// them; Analyze uses extra pool connections in parallel.
+type Conn struct {
+	cfg     *mysql.Config
+	pool    *sql.DB
+	session *sql.Conn
+	mu      sync.Mutex
+}
+
+// Open connects to the server and pins a session.
+func Open(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	pool := sql.OpenDB(connector)
+	session, err := pool.Conn(ctx)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", Redacted(cfg), err)
+	}
+	return &Conn{cfg: cfg, pool: pool, session: session}, nil
+}
+
+// Config returns the connection's configuration.
+func (c *Conn) Config() *mysql.Config { return c.cfg }
+
+// Close ends the session and the pool.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pool == nil {
+		return nil
+	}
+	err := errors.Join(c.session.Close(), c.pool.Close())
+	c.pool, c.session = nil, nil
+	return err
+}
+
+func (c *Conn) sessionConn() (*sql.Conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session == nil {
+		return nil, fmt.Errorf("connection is closed")
+	}
+	return c.session, nil
+}
+
+// ExecResult is what a statement without a result set reports.
+type ExecResult struct {
+	RowsAffected int64 `json:"rows_affected"`
+	LastInsertID int64 `json:"last_insert_id"`
+}
+
+// Exec runs one statement on the session.
+func (c *Conn) Exec(ctx context.Context, query string, args ...any) (ExecResult, error) {
+	s, err := c.sessionConn()
+	if err != nil {
+		return ExecResult{}, err
+	}
+	res, err := s.ExecContext(ctx, query, args...)
+	if err != nil {
+		return ExecResult{}, statementError(err, query)
+	}
+	var out ExecResult
+	out.RowsAffected, _ = res.RowsAffected()
+	out.LastInsertID, _ = res.LastInsertId()
+	return out, nil
+}
+
+// ResultSet is a query's rows as plain Go values: int64, uint64, float64,
+// string, []byte or nil (NULL). Types holds the server's column type names.
+type ResultSet struct {
+	Columns []string `json:"columns"`
+	Types   []string `json:"types"`
+	Rows    [][]any  `json:"rows"`
+}
+
+// Query runs a statement that returns rows on the session.
+func (c *Conn) Query(ctx context.Context, query string, args ...any) (*ResultSet, error) {
+	s, err := c.sessionConn()
+	if err != nil {
+		return nil, err
+	}
+	return queryOn(ctx, s, query, args...)
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func queryOn(ctx context.Context, q querier, query string, args ...any) (*ResultSet, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, statementError(err, query)
+	}
+	defer rows.Close()
+	rs, err := readRows(rows)
+	if err != nil {
+		return nil, statementError(err, query)
+	}
+	return rs, nil
+}
+
+func readRows(rows *sql.Rows) (*ResultSet, error) {
+	cols, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	rs := &ResultSet{Rows: [][]any{}}
+	for _, c := range cols {
+		rs.Columns = append(rs.Columns, c.Name())
+		rs.Types = append(rs.Types, c.DatabaseTypeName())
+	}
+	for rows.Next() {
+		raw := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range raw {
+			ptrs[i] = &raw[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		row := make([]any, len(cols))
+		for i, v := range raw {
+			row[i] = convertValue(rs.Types[i], v)
+		}
+		rs.Rows = append(rs.Rows, row)
+	}
+	return rs, rows.Err()
+}
+
+// convertValue turns a driver value into the Go value its column type
+// suggests: integers for integer columns, floats for DECIMAL/FLOAT/DOUBLE,
+// bytes for binary columns and strings for the rest.
+func convertValue(typeName string, v any) any {
+	b, isBytes := v.([]byte)
+	if !isBytes {
+		switch v := v.(type) {
+		case uint64:
+			if v <= 1<<63-1 {
+				return int64(v)
+			}
+			return v
+		case nil, int64, float64, string:
+			return v
+		case int32:
+			return int64(v)
+		case float32:
+			return float64(v)
+		default:
+			return fmt.Sprint(v)
+		}
+	}
+	s := string(b)
+	switch {
+	case isIntegerType(typeName):
+		if strings.HasPrefix(typeName, "UNSIGNED") {
+			if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+				if n <= 1<<63-1 {
+					return int64(n)
+				}
+				return n
+			}
+		}
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n
+		}
+	case typeName == "DECIMAL" && !strings.ContainsAny(s, ".eE"):
+		// An integral DECIMAL (SUM of integers) stays exact.
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	case typeName == "DECIMAL" || typeName == "FLOAT" || typeName == "DOUBLE":
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
+	case isBinaryType(typeName):
+		return append([]byte(nil), b...)
+	}
+	return s
+}
+
+func isIntegerType(t string) bool {
+	t = strings.TrimPrefix(t, "UNSIGNED ")
+	switch t {
+	case "INT", "BIGINT", "TINYINT", "SMALLINT", "MEDIUMINT", "YEAR":
+		return true
+	}
+	return false
+}
+
+func isBinaryType(t string) bool {
+	switch t {
+	case "BLOB", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB", "BINARY", "VARBINARY", "BIT", "GEOMETRY":
+		return true
+	}
+	return false
+}
+
+// Version returns the server's VERSION().
+func (c *Conn) Version(ctx context.Context) (string, error) {
+	rs, err := c.Query(ctx, "SELECT VERSION()")
+	if err != nil {
+		return "", err
+	}
+	if len(rs.Rows) != 1 || len(rs.Rows[0]) != 1 {
+		return "", fmt.Errorf("SELECT VERSION() returned %d rows", len(rs.Rows))
+	}
+	return fmt.Sprint(rs.Rows[0][0]), nil
+}
+
+// Variables returns SHOW GLOBAL VARIABLES, filtered by a LIKE pattern when
+// like is not empty.
+func (c *Conn) Variables(ctx context.Context, like string) (map[string]string, error) {
+	q := "SHOW GLOBAL VARIABLES"
+	if like != "" {
+		q += " LIKE " + QuoteString(like)
+	}
+	rs, err := c.Query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	vars := make(map[string]string, len(rs.Rows))
+	for _, row := range rs.Rows {
+		if len(row) >= 2 {
+			vars[fmt.Sprint(row[0])] = valueText(row[1])
+		}
+	}
+	return vars, nil
+}
+
+func valueText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case []byte:
+		return string(v)
+	}
+	return fmt.Sprint(v)
+}
+
+// AnalyzeResult is one table's ANALYZE TABLE outcome.
+type AnalyzeResult struct {
+	Table   string `json:"table"`
+	MsgType string `json:"msg_type"`
+	MsgText string `json:"msg_text"`
+}
+
+// CurrentDatabase returns the session's DATABASE(), "" when none is selected.
+func (c *Conn) CurrentDatabase(ctx context.Context) (string, error) {
+	rs, err := c.Query(ctx, "SELECT DATABASE()")
+	if err != nil {
+		return "", err
+	}
+	if len(rs.Rows) == 1 && len(rs.Rows[0]) == 1 && rs.Rows[0][0] != nil {
+		return valueText(rs.Rows[0][0]), nil
+	}
+	return "", nil
+}
+
+// AnalyzeTable runs ANALYZE TABLE on a pool connection (not the session),
+// so that several tables can be analyzed at once. An unqualified table name
+// is taken from schema (the session's database). A row whose Msg_type is
+// "error" is returned as an error.
+func (c *Conn) AnalyzeTable(ctx context.Context, schema, table string) ([]AnalyzeResult, error) {
+	c.mu.Lock()
+	pool := c.pool
+	c.mu.Unlock()
+	if pool == nil {
+		return nil, fmt.Errorf("connection is closed")
+	}
+	name := table
+	if !strings.Contains(table, ".") && schema != "" {
+		name = schema + "." + table
+	}
+	rs, err := queryOn(ctx, pool, "ANALYZE TABLE "+QuoteTableName(name))
+	if err != nil {
+		return nil, err
+	}
+	var out []AnalyzeResult
+	for _, row := range rs.Rows {
+		if len(row) < 4 {
+			continue
+		}
+		r := AnalyzeResult{Table: valueText(row[0]), MsgType: valueText(row[2]), MsgText: valueText(row[3])}
+		out = append(out, r)
+		if strings.EqualFold(r.MsgType, "error") {
+			return out, fmt.Errorf("ANALYZE TABLE %s: %s", name, r.MsgText)
+		}
+	}
+	return out, nil
+}
+
+// QuoteString returns s as a single-quoted SQL string literal.
+func QuoteString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\x00", `\0`, "\n", `\n`, "\r", `\r`, "\x1a", `\Z`)
+	return "'" + r.Replace(s) + "'"
+}
+
+// QuoteIdent returns a backquoted identifier.
+func QuoteIdent(name string) string {
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
+// QuoteTableName quotes "table" or "schema.table".
+func QuoteTableName(name string) string {
+	if schema, table, ok := strings.Cut(name, "."); ok {
+		return QuoteIdent(schema) + "." + QuoteIdent(table)
+	}
+	return QuoteIdent(name)
+}

@@ -1,0 +1,177 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/embedded"
+	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+)
+
+func TestMain(m *testing.M) { sandboxtest.Main(m) }
+
+// openTargets returns connections to a private MariaDB and to the embedded
+// server, each in a fresh database named after the test.
+func openTargets(t *testing.T) map[string]*db.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conns := map[string]*db.Conn{}
+
+	maria := sandboxtest.Shared(t)
+	admin, err := db.Open(ctx, maria.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	name := "t_" + t.Name()
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db.QuoteIdent(name)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db.QuoteIdent(name)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := maria.Config()
+	cfg.DBName = name
+	c, err := db.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	conns["mariadb"] = c
+
+	srv, err := embedded.Start("sbtest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ecfg, _ := db.ParseDSN("root@tcp(" + srv.Addr() + ")/sbtest")
+	e, err := db.Open(ctx, ecfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	conns["embedded"] = e
+	return conns
+}
+
+func TestExecQueryAndValueTypes(t *testing.T) {
+	ctx := context.Background()
+	for target, c := range openTargets(t) {
+		t.Run(target, func(t *testing.T) {
+			mustExec(t, c, `CREATE TABLE v (id INT PRIMARY KEY AUTO_INCREMENT, big BIGINT UNSIGNED, f DOUBLE,
+				d DECIMAL(10,2), s VARCHAR(20), b VARBINARY(8), n INT NULL)`)
+			res, err := c.Exec(ctx, "INSERT INTO v (big, f, d, s, b, n) VALUES (?, ?, ?, ?, ?, ?), (18446744073709551615, 0, 0, '', '', 1)",
+				int64(1)<<40, 2.5, "12.34", "héllo", []byte{0, 1, 2}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.RowsAffected != 2 || res.LastInsertID != 1 {
+				t.Errorf("exec result %+v", res)
+			}
+			for _, args := range [][]any{nil, {int64(0)}} { // text and binary protocol
+				q := "SELECT id, big, f, d, s, b, n, SUM(id) OVER () AS total FROM v ORDER BY id"
+				if args != nil {
+					q = "SELECT id, big, f, d, s, b, n, SUM(id) OVER () AS total FROM v WHERE id > ? ORDER BY id"
+				}
+				rs, err := c.Query(ctx, q, args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rs.Rows) != 2 || len(rs.Columns) != 8 || rs.Columns[4] != "s" {
+					t.Fatalf("result shape: %+v", rs)
+				}
+				row := rs.Rows[0]
+				want := []any{int64(1), int64(1) << 40, 2.5, 12.34, "héllo", []byte{0, 1, 2}, nil, int64(3)}
+				for i, w := range want {
+					if !equalValue(row[i], w) {
+						t.Errorf("args=%v column %s (%s): got %#v, want %#v", args, rs.Columns[i], rs.Types[i], row[i], w)
+					}
+				}
+				if got := rs.Rows[1][1]; got != uint64(18446744073709551615) {
+					t.Errorf("max unsigned bigint: %#v", got)
+				}
+			}
+		})
+	}
+}
+
+func equalValue(a, b any) bool {
+	ab, aok := a.([]byte)
+	bb, bok := b.([]byte)
+	if aok || bok {
+		return aok && bok && string(ab) == string(bb)
+	}
+	return a == b
+}
+
+func TestSQLErrorCarriesCode(t *testing.T) {
+	ctx := context.Background()
+	for target, c := range openTargets(t) {
+		t.Run(target, func(t *testing.T) {
+			_, err := c.Query(ctx, "SELECT * FROM no_such_table")
+			code, ok := db.ErrorCode(err)
+			if !ok || code != 1146 {
+				t.Fatalf("want error 1146, got %v", err)
+			}
+			var se *db.SQLError
+			if !errors.As(err, &se) || se.Statement != "SELECT * FROM no_such_table" {
+				t.Errorf("statement not attached: %v", err)
+			}
+		})
+	}
+}
+
+func TestSessionStateStaysOnTheConnection(t *testing.T) {
+	c := openTargets(t)["mariadb"]
+	ctx := context.Background()
+	mustExec(t, c, "SET SESSION sql_mode = 'ANSI_QUOTES'")
+	for i := 0; i < 5; i++ {
+		rs, err := c.Query(ctx, "SELECT @@SESSION.sql_mode")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs.Rows[0][0] != "ANSI_QUOTES" {
+			t.Fatalf("session state lost: %v", rs.Rows[0][0])
+		}
+	}
+}
+
+func TestAnalyzeVariablesVersion(t *testing.T) {
+	ctx := context.Background()
+	for target, c := range openTargets(t) {
+		t.Run(target, func(t *testing.T) {
+			mustExec(t, c, "CREATE TABLE a1 (id INT PRIMARY KEY)")
+			mustExec(t, c, "INSERT INTO a1 VALUES (1), (2)") // the embedded server's ANALYZE fails on empty tables
+			schema, err := c.CurrentDatabase(ctx)
+			if err != nil || schema == "" {
+				t.Fatalf("current database %q %v", schema, err)
+			}
+			res, err := c.AnalyzeTable(ctx, schema, "a1")
+			if err != nil || len(res) == 0 {
+				t.Fatalf("analyze: %v %v", res, err)
+			}
+			if target == "mariadb" {
+				if _, err := c.AnalyzeTable(ctx, schema, "missing_table"); err == nil {
+					t.Errorf("ANALYZE of a missing table should fail")
+				}
+			}
+			v, err := c.Version(ctx)
+			if err != nil || v == "" {
+				t.Errorf("version %q %v", v, err)
+			}
+			vars, err := c.Variables(ctx, "max_connections")
+			if err != nil || len(vars) != 1 || vars["max_connections"] == "" {
+				t.Errorf("variables: %v %v", vars, err)
+			}
+		})
+	}
+}
+
+func mustExec(t *testing.T, c *db.Conn, q string) {
+	t.Helper()
+	if _, err := c.Exec(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+}

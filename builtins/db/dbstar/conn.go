@@ -1,0 +1,535 @@
+package dbstar
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/runner"
+)
+
+// Conn is a connection handle in a plan. In dry-run mode conn is nil and
+// every method returns a placeholder.
+type Conn struct {
+	id      string
+	target  string // manifest key of the target
+	display string // redacted DSN
+	conn    *db.Conn
+	mu      sync.Mutex
+	session []string // SET/USE statements applied, re-applied when reopened
+}
+
+var _ starlark.HasAttrs = (*Conn)(nil)
+
+func (c *Conn) String() string        { return fmt.Sprintf("<db connection %s to %s>", c.id, c.display) }
+func (c *Conn) Type() string          { return "db.connection" }
+func (c *Conn) Freeze()               {}
+func (c *Conn) Truth() starlark.Bool  { return true }
+func (c *Conn) Hash() (uint32, error) { return starlark.String(c.id).Hash() }
+
+var connMethods = map[string]func(*Conn, *starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
+	"exec":      (*Conn).exec,
+	"query":     (*Conn).query,
+	"exec_each": (*Conn).execEach,
+	"analyze":   (*Conn).analyze,
+	"version":   (*Conn).version,
+	"variables": (*Conn).variables,
+	"close":     (*Conn).close,
+}
+
+func (c *Conn) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "id":
+		return starlark.String(c.id), nil
+	case "target":
+		return starlark.String(c.target), nil
+	case "dsn":
+		return starlark.String(c.display), nil
+	}
+	if m, ok := connMethods[name]; ok {
+		return starlark.NewBuiltin("conn."+name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			return m(c, thread, b, args, kwargs)
+		}), nil
+	}
+	return nil, nil
+}
+
+func (c *Conn) AttrNames() []string {
+	names := []string{"dsn", "id", "target"}
+	for n := range connMethods {
+		names = append(names, n)
+	}
+	return names
+}
+
+// connect is db.connect(dsn=None, database=None).
+func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var dsn starlark.Value = starlark.None
+	var database starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dsn?", &dsn, "database?", &database); err != nil {
+		return nil, err
+	}
+	dbName, _ := starlark.AsString(database)
+	if database != starlark.None {
+		if _, ok := database.(starlark.String); !ok {
+			return nil, fmt.Errorf("%s: database must be a string, not %s", b.Name(), database.Type())
+		}
+	}
+	rt, err := resolveTarget(thread, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	display := rt.spec
+	if rt.target.Kind == db.TargetDSN {
+		cfg, _ := db.ParseDSN(rt.spec)
+		if cfg.Passwd != "" {
+			runner.AddSecret(thread, cfg.Passwd)
+			if rt.literal {
+				runner.Warn(thread, "a password is written in the plan (%s); it is stored with the plan's copy in every results folder. Give it with --target NAME=DSN or MYSQL_PWD instead", db.Redacted(cfg))
+			}
+		}
+		display = db.Redacted(cfg)
+	}
+	st := stateOf(thread)
+	c := &Conn{id: st.newHandleID(), target: rt.key(), display: display}
+	spec := map[string]any{"target": rt.name, "dsn": display, "database": dbName, "kind": rt.target.Kind}
+	info := runner.StepInfo{Builtin: "db.connect", Args: spec, Text: "connect " + display}
+	return runner.Call(thread, info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			cfg, serverInfo, err := st.configFor(s.Context(), thread, rt)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, display), err)
+			}
+			if database != starlark.None {
+				cfg = cfg.Clone()
+				cfg.DBName = dbName
+			}
+			conn, err := db.Open(s.Context(), cfg)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, display), err)
+			}
+			c.conn = conn
+			if rt.target.Kind != db.TargetDSN {
+				c.display = db.Redacted(cfg)
+			}
+			st.mu.Lock()
+			st.conns = append(st.conns, c)
+			st.mu.Unlock()
+			version, err := st.recordTarget(s.Context(), thread, rt, c, serverInfo)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, display), err)
+			}
+			return runner.Outcome{
+				Value:  c,
+				Record: map[string]any{"server_version": version, "dsn": c.display},
+				Handle: &runner.HandleSpec{Kind: "db", ID: c.id, Spec: spec},
+			}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return c },
+	})
+}
+
+func describeTarget(rt resolvedTarget, display string) string {
+	if rt.name != "" {
+		return fmt.Sprintf("%q (%s)", rt.name, display)
+	}
+	return display
+}
+
+// configFor returns the connection config of a target, starting the
+// embedded server or a sandbox when the target is one.
+func (st *runState) configFor(ctx context.Context, thread *starlark.Thread, rt resolvedTarget) (*mysql.Config, map[string]any, error) {
+	if rt.target.Kind == db.TargetDSN {
+		cfg, err := db.ParseDSN(rt.spec)
+		return cfg, map[string]any{"kind": "dsn"}, err
+	}
+	srv, err := st.startServer(ctx, thread, rt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return srv.cfg, srv.info, nil
+}
+
+// recordTarget puts a target's server version and global variables in the
+// manifest the first time the run connects to it.
+func (st *runState) recordTarget(ctx context.Context, thread *starlark.Thread, rt resolvedTarget, c *Conn, serverInfo map[string]any) (string, error) {
+	version, err := c.conn.Version(ctx)
+	if err != nil {
+		return "", err
+	}
+	st.mu.Lock()
+	done := st.recorded[c.target]
+	st.recorded[c.target] = true
+	st.mu.Unlock()
+	if done {
+		return version, nil
+	}
+	info := map[string]any{"dsn": c.display, "server_version": version}
+	for k, v := range serverInfo {
+		info[k] = v
+	}
+	if vars, err := c.conn.Variables(ctx, ""); err == nil {
+		info["variables"] = vars
+	} else {
+		info["variables_error"] = err.Error()
+	}
+	return version, runner.RecordTarget(thread, c.target, info)
+}
+
+// sessionStatement matches statements that change session state and must
+// be re-applied when a handle is reopened.
+var sessionStatement = regexp.MustCompile(`(?is)^\s*(USE\s|SET\s+(?:SESSION\s|@@SESSION\.|@@LOCAL\.|LOCAL\s|NAMES\s|CHARACTER\s+SET\s|@)|SET\s+(?:[a-z_]+\s*=))`)
+
+func isSessionStatement(sql string) bool {
+	upper := strings.ToUpper(strings.TrimSpace(sql))
+	if strings.HasPrefix(upper, "SET GLOBAL") || strings.HasPrefix(upper, "SET @@GLOBAL") || strings.HasPrefix(upper, "SET PERSIST") {
+		return false
+	}
+	return sessionStatement.MatchString(sql)
+}
+
+func (c *Conn) noteSession(sql string) bool {
+	if !isSessionStatement(sql) {
+		return false
+	}
+	c.mu.Lock()
+	c.session = append(c.session, sql)
+	c.mu.Unlock()
+	return true
+}
+
+func (c *Conn) live(name string) (*db.Conn, error) {
+	if c.conn == nil {
+		return nil, fmt.Errorf("%s: connection %s is closed", name, c.id)
+	}
+	return c.conn, nil
+}
+
+func execResultValue(res db.ExecResult, placeholder bool) starlark.Value {
+	return starlarkstruct.FromStringDict(starlark.String("exec_result"), starlark.StringDict{
+		"rows_affected":  starlark.MakeInt64(res.RowsAffected),
+		"last_insert_id": starlark.MakeInt64(res.LastInsertID),
+		"placeholder":    starlark.Bool(placeholder),
+	})
+}
+
+func unpackStatement(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (string, []any, error) {
+	if len(kwargs) > 0 {
+		return "", nil, fmt.Errorf("%s: unexpected keyword argument %s", b.Name(), kwargs[0][0])
+	}
+	if len(args) == 0 {
+		return "", nil, fmt.Errorf("%s: missing the SQL statement", b.Name())
+	}
+	sql, ok := starlark.AsString(args[0])
+	if !ok {
+		return "", nil, fmt.Errorf("%s: the statement must be a string, not %s", b.Name(), args[0].Type())
+	}
+	params, err := toSQLArgs(args[1:])
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return sql, params, nil
+}
+
+// exec is conn.exec(sql, *args).
+func (c *Conn) exec(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	sql, params, err := unpackStatement(b, args, kwargs)
+	name := b.Name()
+	if err != nil {
+		return nil, err
+	}
+	return runner.Call(thread, runner.StepInfo{Builtin: "db.exec", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.live(name)
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			res, err := conn.Exec(s.Context(), sql, params...)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", name, err)
+			}
+			rec := map[string]any{"rows_affected": res.RowsAffected, "last_insert_id": res.LastInsertID}
+			if c.noteSession(sql) {
+				rec["session"] = true
+			}
+			return runner.Outcome{Value: execResultValue(res, false), Record: rec}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value {
+			c.noteSession(sql)
+			return execResultValue(db.ExecResult{}, true)
+		},
+	})
+}
+
+// query is conn.query(sql, *args).
+func (c *Conn) query(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	sql, params, err := unpackStatement(b, args, kwargs)
+	name := b.Name()
+	if err != nil {
+		return nil, err
+	}
+	return runner.Call(thread, runner.StepInfo{Builtin: "db.query", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.live(name)
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			rs, err := conn.Query(s.Context(), sql, params...)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", name, err)
+			}
+			return runner.Outcome{Value: newRows(rs), Record: rs}, nil
+		},
+		Placeholder: func(s *runner.Step) starlark.Value { return placeholderRows(s) },
+	})
+}
+
+// execEach is conn.exec_each(statements).
+func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var list starlark.Iterable
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "statements", &list); err != nil {
+		return nil, err
+	}
+	var stmts []string
+	iter := list.Iterate()
+	defer iter.Done()
+	var v starlark.Value
+	for iter.Next(&v) {
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return nil, fmt.Errorf("%s: statement %d is a %s, not a string", b.Name(), len(stmts)+1, v.Type())
+		}
+		stmts = append(stmts, s)
+	}
+	sum := sha256.Sum256([]byte(strings.Join(stmts, "\x00")))
+	info := runner.StepInfo{
+		Builtin: "db.exec_each", Handle: c.id, Text: summarizeStatements(stmts),
+		Args: map[string]any{"statements": len(stmts), "sha256": fmt.Sprintf("%x", sum)},
+	}
+	return runner.Call(thread, info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.live(b.Name())
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			results := make([]starlark.Value, 0, len(stmts))
+			var total int64
+			for i, sql := range stmts {
+				res, err := conn.Exec(s.Context(), sql)
+				if err != nil {
+					return runner.Outcome{}, fmt.Errorf("%s: statement %d of %d: %w", b.Name(), i+1, len(stmts), err)
+				}
+				c.noteSession(sql)
+				total += res.RowsAffected
+				results = append(results, execResultValue(res, false))
+			}
+			return runner.Outcome{Value: starlark.NewList(results), Record: map[string]any{"statements": len(stmts), "rows_affected": total}}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value {
+			results := make([]starlark.Value, len(stmts))
+			for i := range results {
+				results[i] = execResultValue(db.ExecResult{}, true)
+			}
+			return starlark.NewList(results)
+		},
+	})
+}
+
+// summarizeStatements shows the first statements of a batch in step lists.
+func summarizeStatements(stmts []string) string {
+	const shown = 3
+	var b strings.Builder
+	for i, s := range stmts {
+		if i == shown {
+			fmt.Fprintf(&b, "\n... %d more statements", len(stmts)-shown)
+			break
+		}
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		line := strings.Join(strings.Fields(s), " ")
+		if len(line) > 160 {
+			line = line[:160] + "…"
+		}
+		b.WriteString(line + ";")
+	}
+	return b.String()
+}
+
+// analyze is conn.analyze(tables, parallel=1).
+func (c *Conn) analyze(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var tablesArg starlark.Value
+	parallel := 1
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "tables", &tablesArg, "parallel?", &parallel); err != nil {
+		return nil, err
+	}
+	tables, err := stringList(tablesArg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: tables: %w", b.Name(), err)
+	}
+	if parallel < 1 {
+		return nil, fmt.Errorf("%s: parallel must be at least 1, got %d", b.Name(), parallel)
+	}
+	info := runner.StepInfo{
+		Builtin: "db.analyze", Handle: c.id, Text: "ANALYZE TABLE " + strings.Join(tables, ", "),
+		Args: map[string]any{"tables": tables, "parallel": parallel},
+	}
+	return runner.Call(thread, info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.live(b.Name())
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			schema, err := conn.CurrentDatabase(s.Context())
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			results, err := analyzeTables(s, conn, schema, tables, parallel)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			var values []starlark.Value
+			for _, r := range results {
+				values = append(values, starlarkstruct.FromStringDict(starlark.String("analyze_result"), starlark.StringDict{
+					"table": starlark.String(r.Table), "msg_type": starlark.String(r.MsgType), "msg_text": starlark.String(r.MsgText),
+				}))
+			}
+			return runner.Outcome{Value: starlark.NewList(values), Record: results}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return starlark.NewList(nil) },
+	})
+}
+
+// analyzeTables analyzes each table as a child step, parallel at a time.
+func analyzeTables(s *runner.Step, conn *db.Conn, schema string, tables []string, parallel int) ([]db.AnalyzeResult, error) {
+	children := make([]*runner.Step, len(tables))
+	for i, t := range tables {
+		children[i] = s.Child(runner.StepInfo{Builtin: "db.analyze_table", Text: "ANALYZE TABLE " + t, Args: map[string]any{"table": t}, Handle: s.ID()})
+	}
+	results := make([][]db.AnalyzeResult, len(tables))
+	errs := make([]error, len(tables))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range tables {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = children[i].Execute(func(cs *runner.Step) (any, error) {
+				res, err := conn.AnalyzeTable(cs.Context(), schema, tables[i])
+				results[i] = res
+				return res, err
+			})
+		}(i)
+	}
+	wg.Wait()
+	var all []db.AnalyzeResult
+	for i := range tables {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		all = append(all, results[i]...)
+	}
+	return all, nil
+}
+
+func stringList(v starlark.Value) ([]string, error) {
+	if s, ok := starlark.AsString(v); ok {
+		return []string{s}, nil
+	}
+	iterable, ok := v.(starlark.Iterable)
+	if !ok {
+		return nil, fmt.Errorf("want a string or a list of strings, not %s", v.Type())
+	}
+	var out []string
+	iter := iterable.Iterate()
+	defer iter.Done()
+	var e starlark.Value
+	for iter.Next(&e) {
+		s, ok := starlark.AsString(e)
+		if !ok {
+			return nil, fmt.Errorf("want strings, got a %s", e.Type())
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no tables given")
+	}
+	return out, nil
+}
+
+// version is conn.version().
+func (c *Conn) version(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	return runner.Call(thread, runner.StepInfo{Builtin: "db.version", Text: "SELECT VERSION()", Handle: c.id}, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.live(b.Name())
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			v, err := conn.Version(s.Context())
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{Value: starlark.String(v), Record: v}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return starlark.String("0.0.0-dry-run") },
+	})
+}
+
+// variables is conn.variables(like=None).
+func (c *Conn) variables(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var like string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "like?", &like); err != nil {
+		return nil, err
+	}
+	text := "SHOW GLOBAL VARIABLES"
+	if like != "" {
+		text += " LIKE " + db.QuoteString(like)
+	}
+	return runner.Call(thread, runner.StepInfo{Builtin: "db.variables", Text: text, Handle: c.id, Args: map[string]any{"like": like}}, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.live(b.Name())
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			vars, err := conn.Variables(s.Context(), like)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			d := starlark.NewDict(len(vars))
+			for k, v := range vars {
+				_ = d.SetKey(starlark.String(k), starlark.String(v))
+			}
+			return runner.Outcome{Value: d, Record: vars}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return starlark.NewDict(0) },
+	})
+}
+
+// close is conn.close().
+func (c *Conn) close(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	return runner.Call(thread, runner.StepInfo{Builtin: "db.close", Handle: c.id, Text: "close " + c.id}, runner.Action{
+		Run: func(*runner.Step) (runner.Outcome, error) {
+			if c.conn == nil {
+				return runner.Outcome{}, nil
+			}
+			err := c.conn.Close()
+			return runner.Outcome{}, err
+		},
+	})
+}

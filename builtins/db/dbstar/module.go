@@ -1,0 +1,164 @@
+// Package dbstar is the Starlark adapter of builtins/db: the predeclared
+// `db` module, its connection handles and query results. Every call that
+// talks to a server is a runner step.
+package dbstar
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/runner"
+)
+
+// Module is the predeclared `db` module.
+var Module = &starlarkstruct.Module{
+	Name: "db",
+	Members: starlark.StringDict{
+		"connect": starlark.NewBuiltin("db.connect", connect),
+	},
+}
+
+// Doc documents the module for `starbench doc`.
+var Doc = runner.ModuleDoc{
+	Name: "db",
+	Summary: "SQL connections to MySQL-protocol servers. Every call that talks to a server is a step in the journal; " +
+		"in dry-run mode nothing connects and calls return placeholders.",
+	Funcs: []runner.FuncDoc{
+		{Name: "db.connect", Signature: "db.connect(dsn=None, database=None)",
+			Doc: "Opens a connection handle. dsn is a target name given with --target name=SPEC, a DSN " +
+				"(user:pw@tcp(host:port)/db or mysql://user:pw@host:port/db), \"embedded\" or \"sandbox:mariadb\". " +
+				"None means the default target: --target SPEC, else the only named target, else the embedded server. " +
+				"database overrides the DSN's database. The first connection to a target records its server version and " +
+				"SHOW GLOBAL VARIABLES in manifest.json. A password written literally in the plan is warned about."},
+		{Name: "conn.exec", Signature: "conn.exec(sql, *args)",
+			Doc: "Runs one statement (with ? placeholders bound to args) on the connection's session and returns a struct " +
+				"with rows_affected and last_insert_id. A server error fails the plan with the MySQL error code and message."},
+		{Name: "conn.query", Signature: "conn.query(sql, *args)",
+			Doc: "Runs a statement that returns rows. The result is a sequence of rows with .columns; a row is indexed by " +
+				"column name (row[\"c\"]), position (row[0]) or attribute (row.c). Integers come back as int, DECIMAL/FLOAT/DOUBLE " +
+				"as float, NULL as None, binary columns as bytes, everything else as string."},
+		{Name: "conn.exec_each", Signature: "conn.exec_each(statements)",
+			Doc: "Runs a list of statements in order as one step and returns the list of their exec results."},
+		{Name: "conn.analyze", Signature: "conn.analyze(tables, parallel=1)",
+			Doc: "Runs ANALYZE TABLE for a table name or a list of them, up to parallel at a time on extra connections; " +
+				"each table is a child step. Returns a list of structs (table, msg_type, msg_text)."},
+		{Name: "conn.version", Signature: "conn.version()", Doc: "Returns the server's VERSION() string."},
+		{Name: "conn.variables", Signature: "conn.variables(like=None)",
+			Doc: "Returns SHOW GLOBAL VARIABLES [LIKE pattern] as a dict of strings."},
+		{Name: "conn.close", Signature: "conn.close()", Doc: "Closes the connection. Connections still open when the plan ends are closed then."},
+	},
+}
+
+// runState is the module's per-run state: servers it started, targets it
+// recorded, and handle numbering.
+type runState struct {
+	mu         sync.Mutex
+	servers    map[string]*server
+	recorded   map[string]bool
+	nextHandle int
+	conns      []*Conn
+}
+
+type stateKey struct{}
+
+func stateOf(thread *starlark.Thread) *runState {
+	return runner.State(thread, stateKey{}, func() any {
+		st := &runState{servers: map[string]*server{}, recorded: map[string]bool{}}
+		runner.OnFinish(thread, st.closeAll)
+		return st
+	}).(*runState)
+}
+
+func (st *runState) closeAll() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, c := range st.conns {
+		if c.conn != nil {
+			_ = c.conn.Close()
+		}
+	}
+	for _, s := range st.servers {
+		s.stop()
+	}
+}
+
+func (st *runState) newHandleID() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.nextHandle++
+	return fmt.Sprintf("db%d", st.nextHandle)
+}
+
+// resolvedTarget is what db.connect's dsn argument names.
+type resolvedTarget struct {
+	name    string // target name, or "" for a DSN written in the plan
+	spec    string
+	target  db.Target
+	literal bool // written in the plan, not given on the command line
+}
+
+// key identifies the target in the manifest and in the server table.
+func (t resolvedTarget) key() string {
+	if t.name != "" {
+		return t.name
+	}
+	if t.target.Kind == db.TargetDSN {
+		if cfg, err := db.ParseDSN(t.spec); err == nil {
+			return db.Endpoint(cfg)
+		}
+	}
+	return t.spec
+}
+
+func resolveTarget(thread *starlark.Thread, dsn starlark.Value) (resolvedTarget, error) {
+	var rt resolvedTarget
+	switch v := dsn.(type) {
+	case starlark.NoneType:
+		names := runner.TargetNames(thread)
+		switch {
+		case contains(names, runner.DefaultTarget):
+			rt.name = runner.DefaultTarget
+		case len(names) == 1:
+			rt.name = names[0]
+		case len(names) > 1:
+			return rt, fmt.Errorf("several targets were given (%s); name one, e.g. db.connect(%q)", strings.Join(names, ", "), names[0])
+		default:
+			rt.name, rt.spec = runner.DefaultTarget, db.TargetEmbedded
+		}
+		if rt.spec == "" {
+			rt.spec, _ = runner.Target(thread, rt.name)
+		}
+	case starlark.String:
+		s := string(v)
+		if spec, ok := runner.Target(thread, s); ok {
+			rt.name, rt.spec = s, spec
+		} else if name, _ := db.SplitNamedTarget(s + "="); name != "" && s != db.TargetEmbedded {
+			given := runner.TargetNames(thread)
+			if len(given) == 0 {
+				return rt, fmt.Errorf("no target named %q: give it on the command line with --target %s=DSN", s, s)
+			}
+			return rt, fmt.Errorf("no target named %q (given: %s); add --target %s=DSN", s, strings.Join(given, ", "), s)
+		} else {
+			rt.spec, rt.literal = s, true
+		}
+	default:
+		return rt, fmt.Errorf("dsn must be a string or None, not %s", dsn.Type())
+	}
+	t, err := db.ParseTarget(rt.spec)
+	if err != nil {
+		return rt, err
+	}
+	rt.target = t
+	return rt, nil
+}
+
+func contains(list []string, s string) bool {
+	i := sort.SearchStrings(list, s)
+	return i < len(list) && list[i] == s
+}

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/runner"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "starbench-cli-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "starbench")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build starbench:", err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(dir)
+	sandboxtest.Main(m)
+}
+
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// starbench runs the built binary from the repository root.
+func starbench(t *testing.T, env []string, args ...string) cliResult {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	r := cliResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic:") {
+		t.Errorf("Go stack trace in output:\n%s", r.stderr)
+	}
+	return r
+}
+
+func expect(t *testing.T, r cliResult, code int, wants ...string) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, code, r.stdout, r.stderr)
+	}
+	all := r.stdout + r.stderr
+	for _, w := range wants {
+		if !strings.Contains(all, w) {
+			t.Errorf("output lacks %q\nstdout:\n%s\nstderr:\n%s", w, r.stdout, r.stderr)
+		}
+	}
+}
+
+func outDir(t *testing.T) string { return filepath.Join(t.TempDir(), "out") }
+
+func TestQuickstartOnEmbeddedTarget(t *testing.T) {
+	out := outDir(t)
+	r := starbench(t, []string{"STARBENCH_TARGET="}, "run", "plans/quickstart.star", "--out", out)
+	expect(t, r, 0, "created qs1 and loaded 2000 rows", "analyzed qs1, qs2", "embedded go-mysql-server", "results: "+out+" (completed)")
+	data, err := os.ReadFile(filepath.Join(out, runner.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m runner.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, s := range m.Sources {
+		names[s.Name] = s.SHA256
+	}
+	if len(names["plans/quickstart.star"]) != 64 || len(names["@stdlib//helpers.star"]) != 64 {
+		t.Errorf("manifest sources: %v", names)
+	}
+	if m.Status != runner.StatusCompleted || len(m.Banners) != 1 || m.Targets["default"] == nil || m.Host.CPUs == 0 {
+		t.Errorf("manifest: status %s banners %d targets %v", m.Status, len(m.Banners), m.Targets)
+	}
+	if _, err := runner.ReadJournal(filepath.Join(out, runner.JournalFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSyntaxErrorExits2WithPosition(t *testing.T) {
+	r := starbench(t, nil, "run", "testdata/plans/syntax_error.star", "--out", outDir(t))
+	expect(t, r, 2, "testdata/plans/syntax_error.star:3:1: got outdent, want ','")
+	if strings.Contains(r.stderr, "Traceback") {
+		t.Errorf("a syntax error needs no traceback:\n%s", r.stderr)
+	}
+	r = starbench(t, nil, "check", "testdata/plans/syntax_error.star")
+	expect(t, r, 2, "syntax_error.star:3:1:")
+}
+
+func TestRuntimeErrorExits1WithBacktrace(t *testing.T) {
+	out := outDir(t)
+	r := starbench(t, nil, "run", "testdata/plans/runtime_error.star", "--out", out)
+	expect(t, r, 1, "Traceback (most recent call last):",
+		"testdata/plans/runtime_error.star:6:11: in main",
+		"testdata/plans/runtime_error.star:2:14: in divide",
+		"Error: floored division by zero", "results: "+out+" (failed)")
+}
+
+func TestBadParamsExit2AndListValidOnes(t *testing.T) {
+	for _, p := range []string{"nope=1", "tables=many", "threads=1,two", "time=forever"} {
+		r := starbench(t, nil, "run", "testdata/plans/params.star", "-p", p, "--out", outDir(t))
+		expect(t, r, 2, "valid parameters:", "threads          list[int]", "time             duration", "tables           int", "client threads per level")
+	}
+	r := starbench(t, nil, "run", "testdata/plans/params.star", "-p", "threads=150,300,600", "-p", "time=300s", "--out", outDir(t))
+	expect(t, r, 0, "threads=[150, 300, 600] time=300s tables=4 workload=oltp_read_only")
+}
+
+func TestUnreachableTargetExits1AndRedacts(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	r := starbench(t, nil, "run", "testdata/plans/connect_only.star", "--out", outDir(t),
+		"--target", "root:Sup3rSecret@tcp("+addr+")/x?timeout=2s")
+	expect(t, r, 1, `db.connect: target "default" (root:***@tcp(`+addr+`)/x?timeout=2s)`, "connection refused", "connect_only.star:2:22")
+	if strings.Contains(r.stdout+r.stderr, "Sup3rSecret") {
+		t.Errorf("password printed:\n%s", r.stderr)
+	}
+	r = starbench(t, nil, "run", "testdata/plans/connect_only.star", "--target", "root:Sup3rSecret@tcp(127.0.0.1:1/x")
+	expect(t, r, 2, "--target root:***@")
+	if strings.Contains(r.stdout+r.stderr, "Sup3rSecret") {
+		t.Errorf("password printed for a bad DSN:\n%s", r.stderr)
+	}
+}
+
+// The results folder of a run against a real server never holds its password.
+func TestSQLErrorOnMariaDB(t *testing.T) {
+	m := sandboxtest.Shared(t)
+	out := outDir(t)
+	r := starbench(t, nil, "run", "testdata/plans/sql_error.star", "--out", out, "--target", m.DSN())
+	expect(t, r, 1, "testdata/plans/sql_error.star:4:14: in main", "conn.exec: mysql error 1146 (42S02): Table 'sbtest.missing_table' doesn't exist")
+	if strings.Contains(r.stdout+r.stderr, m.Password()) {
+		t.Errorf("password printed")
+	}
+	filepath.Walk(out, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			if data, _ := os.ReadFile(path); bytes.Contains(data, []byte(m.Password())) {
+				t.Errorf("%s holds the password", path)
+			}
+		}
+		return nil
+	})
+}
+
+func TestInterruptExits130AndLeavesValidFiles(t *testing.T) {
+	m := sandboxtest.Shared(t)
+	out := outDir(t)
+	cmd := exec.Command(binary, "run", "testdata/plans/sleep.star", "--out", out, "--target", m.DSN())
+	cmd.Dir = "../.."
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || lines.Text() != "sleeping" {
+		t.Fatalf("plan did not start: %q %s", lines.Text(), stderr.String())
+	}
+	time.Sleep(300 * time.Millisecond) // let the SLEEP query reach the server
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v\n%s", err, stderr.String())
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("interrupt took %s", took)
+	}
+	data, err := os.ReadFile(filepath.Join(out, runner.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man runner.Manifest
+	if err := json.Unmarshal(data, &man); err != nil || man.Status != runner.StatusInterrupted {
+		t.Fatalf("manifest: %v status %q", err, man.Status)
+	}
+	recs, err := runner.ReadJournal(filepath.Join(out, runner.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(out, runner.JournalFile))
+	if !bytes.HasSuffix(raw, []byte("\n")) {
+		t.Errorf("journal does not end with a whole line")
+	}
+	var sawCancelled bool
+	for _, rec := range recs {
+		if rec.Event == "end" && rec.Builtin == "db.query" && rec.Outcome == "cancelled" {
+			sawCancelled = true
+		}
+		if strings.Contains(rec.Text, "after_sleep") {
+			t.Errorf("a step after the interrupt ran")
+		}
+	}
+	if !sawCancelled || recs[len(recs)-1].Status != runner.StatusInterrupted {
+		t.Errorf("journal does not record the interrupted query and run:\n%s", raw)
+	}
+}
+
+// countingListener accepts TCP connections and counts them.
+func countingListener(t *testing.T) (string, *atomic.Int64) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String(), &n
+}
+
+func TestDryRunAndCheckOpenNoConnection(t *testing.T) {
+	addr, accepted := countingListener(t)
+	target := "root:pw@tcp(" + addr + ")/x"
+	root := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "testdata/plans/connect_only.star", "--dry-run", "--target", target},
+		{"check", "testdata/plans/connect_only.star", "--target", target},
+	} {
+		r := starbench(t, []string{"TMPDIR=" + root}, args...)
+		expect(t, r, 0, "3 steps; nothing was executed and no connection was opened",
+			"1  db.connect", "connect root:***@tcp("+addr+")/x", "2  db.query", "SELECT 1 AS one",
+			"3  db.exec", "CREATE TABLE t (id INT)", "connect_only.star:4:", "a placeholder result of step 2 (db.query)")
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("dry-run opened %d connections", n)
+	}
+	if _, err := os.Stat("../../results"); err == nil {
+		entries, _ := os.ReadDir("../../results")
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), "-connect_only") {
+				t.Errorf("dry-run wrote results/%s", e.Name())
+			}
+		}
+	}
+	r := starbench(t, nil, "check", "testdata/plans/params.star", "-p", "tables=8")
+	expect(t, r, 0, "parameters:", "tables           int            = 8  (from -p)", "params.star: OK")
+}
+
+func TestSandboxTargetFromCLI(t *testing.T) {
+	sandboxtest.Require(t)
+	out := outDir(t)
+	r := starbench(t, nil, "run", "plans/quickstart.star", "--target", "sandbox:mariadb", "--out", out, "-p", "rows=500")
+	expect(t, r, 0, "MariaDB", "created qs2 and loaded 500 rows")
+	if strings.Contains(r.stderr, "embedded go-mysql-server") {
+		t.Errorf("the embedded banner was printed for a sandbox run")
+	}
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	for _, cmd := range []string{"run", "check", "doc", "version"} {
+		r := starbench(t, nil, cmd, "--help")
+		expect(t, r, 0, "Examples:", "starbench "+cmd)
+	}
+	r := starbench(t, nil, "--help")
+	expect(t, r, 0, "run", "check", "doc", "version")
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	expect(t, starbench(t, nil, "run"), 2, "needs exactly one plan file")
+	expect(t, starbench(t, nil, "run", "a.star", "b.star"), 2, "needs exactly one plan file")
+	expect(t, starbench(t, nil, "run", "plans/quickstart.star", "--bogus"), 2, "unknown flag: --bogus")
+	expect(t, starbench(t, nil, "frobnicate"), 2, "unknown command")
+	expect(t, starbench(t, nil, "run", "testdata/plans/nope.star"), 2, "cannot read plan")
+	expect(t, starbench(t, nil, "run", "plans/quickstart.star", "--target", "sandbox:oracle"), 2, "unknown sandbox engine")
+	expect(t, starbench(t, nil, "doc", "nosuchmodule"), 2, `no module "nosuchmodule"`)
+}
+
+func TestDocAndVersion(t *testing.T) {
+	r := starbench(t, nil, "doc")
+	expect(t, r, 0, "params(name=default", "db.connect(dsn=None, database=None)", "conn.analyze(tables, parallel=1)")
+	r = starbench(t, nil, "doc", "db", "--markdown")
+	expect(t, r, 0, "### `db`", "- `conn.query(sql, *args)`:")
+	if strings.Contains(r.stdout, "params(") {
+		t.Errorf("doc db printed the language reference too")
+	}
+	expect(t, starbench(t, nil, "version"), 0, "starbench ", "go1.")
+}
+
+// The README's reference section is the output of `starbench doc --markdown`.
+func TestReadmeReferenceIsCurrent(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "<!-- doc:begin -->\n")
+	section, _, ok2 := strings.Cut(rest, "<!-- doc:end -->")
+	if !ok || !ok2 {
+		t.Fatal("README lacks the <!-- doc:begin --> ... <!-- doc:end --> markers")
+	}
+	r := starbench(t, nil, "doc", "--markdown")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if section != r.stdout {
+		t.Errorf("README reference is stale; regenerate it with: go run ./cmd/starbench doc --markdown")
+	}
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/starbench/starbench/builtins"
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/stdlib"
+)
+
+// planFlags are the flags run and check share.
+type planFlags struct {
+	params  []string
+	targets []string
+	seed    int64
+	seedSet bool
+}
+
+func (f *planFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVarP(&f.params, "param", "p", nil, "set a plan parameter: -p name=value (lists comma-separated: -p threads=1,2,4); repeatable")
+	cmd.Flags().StringArrayVar(&f.targets, "target", nil,
+		"database target: a DSN (user:pw@tcp(host:port)/db or mysql://user:pw@host:port/db), 'embedded', or "+
+			"'sandbox:mariadb' (a throwaway local MariaDB); NAME=SPEC names one for db.connect(\"NAME\"); repeatable. "+
+			"Default: $STARBENCH_TARGET, else embedded")
+	cmd.Flags().Int64Var(&f.seed, "seed", 0, "run seed (default: drawn at random and recorded in the manifest)")
+}
+
+// options builds the runner options shared by run and check.
+func (a *app) options(cmd *cobra.Command, plan string, f *planFlags) (runner.Options, error) {
+	opts := runner.Options{
+		PlanFile:    plan,
+		Params:      f.params,
+		Predeclared: builtins.Predeclared(),
+		Stdlib:      stdlib.FS,
+		Stdout:      a.stdout,
+		Stderr:      a.stderr,
+		ToolVersion: toolVersion(),
+		CommandLine: os.Args,
+	}
+	if cmd.Flags().Changed("seed") {
+		seed := f.seed
+		opts.Seed = &seed
+	}
+	targets, secrets, err := parseTargets(f.targets, os.Getenv("STARBENCH_TARGET"))
+	if err != nil {
+		return opts, err
+	}
+	opts.Targets, opts.Secrets = targets, secrets
+	if pw, ok := os.LookupEnv("MYSQL_PWD"); ok && pw != "" {
+		opts.Secrets = append(opts.Secrets, pw)
+	}
+	a.redact = redactor(opts.Secrets)
+	return opts, nil
+}
+
+// parseTargets reads --target values: SPEC (the default target) or
+// NAME=SPEC. envDefault ($STARBENCH_TARGET) is used when none is given.
+func parseTargets(values []string, envDefault string) (map[string]string, []string, error) {
+	if len(values) == 0 && envDefault != "" {
+		values = []string{envDefault}
+	}
+	targets := map[string]string{}
+	var secrets []string
+	for _, v := range values {
+		name, spec := db.SplitNamedTarget(v)
+		if name == "" {
+			name = runner.DefaultTarget
+		}
+		if _, dup := targets[name]; dup {
+			return nil, nil, usagef("--target: %q is given twice", name)
+		}
+		t, err := db.ParseTarget(spec)
+		if err != nil {
+			return nil, nil, usagef("--target %s: %v", db.RedactDSNText(v), err)
+		}
+		if t.Kind == db.TargetDSN {
+			cfg, _ := db.ParseDSN(spec)
+			if cfg.Passwd != "" {
+				secrets = append(secrets, cfg.Passwd)
+			}
+		}
+		targets[name] = spec
+	}
+	return targets, secrets, nil
+}
+
+func redactor(secrets []string) func(string) string {
+	return func(s string) string {
+		for _, secret := range secrets {
+			if secret != "" {
+				s = strings.ReplaceAll(s, secret, "***")
+			}
+		}
+		return s
+	}
+}
+
+func (a *app) runCommand() *cobra.Command {
+	var f planFlags
+	var out string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "run PLAN.star [-p name=value]... [--target DSN|embedded|sandbox:mariadb] [--out DIR] [--dry-run] [--seed N]",
+		Short: "Run a plan and write its results folder",
+		Long: `Run evaluates PLAN.star: it declares parameters with params(), then starbench calls main(p)
+with the resolved parameters. Every builtin call that does I/O is a step, journaled in
+journal.jsonl as it starts and ends.
+
+The results folder (--out, default results/<UTC time>-<plan>/) holds manifest.json (tool
+version, every loaded file with its sha256 and a copy under sources/, parameters, seed, client
+host, targets with server version and global variables), journal.jsonl and output.log.
+
+--dry-run evaluates the plan without acting: steps return placeholders, nothing connects and
+nothing is written; the numbered step list is printed.
+
+Exit codes: 0 ok, 1 the run failed, 2 bad command line or plan, 130 interrupted (Ctrl-C once
+stops the run cleanly and writes its results; twice exits at once).`,
+		Example: `  starbench run plans/quickstart.star
+  starbench run plan.star -p threads=1,2,4 -p time=30s --target sandbox:mariadb
+  starbench run plan.star --target main='root:pw@tcp(10.0.1.5:4000)/sbtest' --target ref=mysql://root@10.0.1.6:3306/sbtest
+  starbench run plan.star --dry-run`,
+		Args: exactlyOnePlan,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := a.options(cmd, args[0], &f)
+			if err != nil {
+				return err
+			}
+			opts.OutDir, opts.DryRun = out, dryRun
+			res, err := runner.Evaluate(cmd.Context(), opts)
+			a.redact = res.Redact
+			if dryRun {
+				a.printSteps(res)
+			} else if res.Dir != "" {
+				fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
+			}
+			return err
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVarP(&out, "out", "o", "", "results folder (must be new or empty; default results/<UTC time>-<plan name>/)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the steps without acting: no connection, no results folder")
+	return cmd
+}
+
+func exactlyOnePlan(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usagef("%s needs exactly one plan file, got %d arguments\nRun '%s --help' for usage.", cmd.Name(), len(args), cmd.CommandPath())
+	}
+	if !strings.HasSuffix(args[0], ".star") {
+		if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
+			return usagef("%s is a folder; give a .star plan file", args[0])
+		}
+	}
+	return nil
+}
+
+func (a *app) checkCommand() *cobra.Command {
+	var f planFlags
+	cmd := &cobra.Command{
+		Use:   "check PLAN.star [-p name=value]...",
+		Short: "Parse a plan, validate its parameters and list its steps without running them",
+		Long: `Check parses PLAN.star, validates -p overrides against its params(), and evaluates it in
+dry-run mode: builtins that would act record a step and return a placeholder instead. It prints
+the parameters, the numbered step list with the SQL text and commands, and notes where the
+plan's control flow depended on a placeholder (so a real run may take another path).
+No connection is opened and nothing is written.
+
+Syntax errors print as plan.star:LINE:COL: message and exit 2; runtime errors print a
+backtrace and exit 1.`,
+		Example: `  starbench check plans/quickstart.star
+  starbench check plan.star -p threads=150,300`,
+		Args: exactlyOnePlan,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := a.options(cmd, args[0], &f)
+			if err != nil {
+				return err
+			}
+			opts.DryRun = true
+			res, err := runner.Evaluate(cmd.Context(), opts)
+			a.redact = res.Redact
+			if res.Params != nil {
+				a.printParams(res.Params)
+			}
+			a.printSteps(res)
+			if err == nil {
+				fmt.Fprintf(a.stdout, "\n%s: OK\n", args[0])
+			}
+			return err
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func (a *app) printParams(ps *runner.ParamSet) {
+	if len(ps.Params) == 0 {
+		fmt.Fprintln(a.stdout, "parameters: none")
+		return
+	}
+	fmt.Fprintln(a.stdout, "parameters:")
+	for _, p := range ps.Params {
+		line := fmt.Sprintf("  %-16s %-14s = %s", p.Name, p.TypeName(), p.Value)
+		if p.Set {
+			line += "  (from -p)"
+		}
+		if p.Help != "" {
+			line += "  # " + p.Help
+		}
+		fmt.Fprintln(a.stdout, a.redact(line))
+	}
+	fmt.Fprintln(a.stdout)
+}
+
+// printSteps prints a dry-run's numbered step list and its notes.
+func (a *app) printSteps(res *runner.Result) {
+	w := a.stdout
+	fmt.Fprintf(w, "dry run (seed %d): %d steps; nothing was executed and no connection was opened\n", res.Seed, len(res.Steps))
+	width := 2
+	for _, s := range res.Steps {
+		if len(s.ID) > width {
+			width = len(s.ID)
+		}
+	}
+	for _, s := range res.Steps {
+		pos := s.Pos
+		if pos != "" {
+			pos = "(" + shortPos(pos) + ")"
+		}
+		head := fmt.Sprintf("  %*s  %-16s %s", width, s.ID, s.Builtin, pos)
+		fmt.Fprintln(w, a.redact(head))
+		for _, line := range strings.Split(s.Text, "\n") {
+			if line != "" {
+				fmt.Fprintf(w, "  %*s      %s\n", width, "", a.redact(line))
+			}
+		}
+	}
+	if len(res.Notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range res.Notes {
+			fmt.Fprintf(w, "  %s\n", a.redact(n))
+		}
+	}
+}
+
+// shortPos shows a position relative to the working directory.
+func shortPos(pos string) string {
+	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(pos) {
+		if rel, err := filepath.Rel(wd, pos); err == nil {
+			return rel
+		}
+	}
+	return pos
+}

@@ -1,0 +1,177 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"go.starlark.net/starlark"
+)
+
+// This file is the runner's API for builtin modules. Every function takes
+// the calling thread, whose locals hold the run.
+
+// DefaultTarget is the name of the target db.connect() uses without a name.
+const DefaultTarget = "default"
+
+// Context returns the run's context, cancelled on interrupt. Outside a run
+// it returns context.Background().
+func Context(thread *starlark.Thread) context.Context {
+	if r := runOf(thread); r != nil {
+		return r.ctx
+	}
+	return context.Background()
+}
+
+// IsDryRun reports whether steps only record instead of acting.
+func IsDryRun(thread *starlark.Thread) bool {
+	r := runOf(thread)
+	return r != nil && r.opts.DryRun
+}
+
+// Seed returns the run seed, from which every random builtin derives its own.
+func Seed(thread *starlark.Thread) int64 {
+	if r := runOf(thread); r != nil {
+		return r.seed
+	}
+	return 0
+}
+
+// Target returns the spec given for a named target (--target name=SPEC).
+func Target(thread *starlark.Thread, name string) (string, bool) {
+	r := runOf(thread)
+	if r == nil {
+		return "", false
+	}
+	spec, ok := r.opts.Targets[name]
+	return spec, ok
+}
+
+// TargetNames lists the targets given on the command line.
+func TargetNames(thread *starlark.Thread) []string {
+	r := runOf(thread)
+	if r == nil {
+		return nil
+	}
+	var names []string
+	for name := range r.opts.Targets {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// AddSecret registers a value (a password) that must never appear in what
+// the run prints or stores.
+func AddSecret(thread *starlark.Thread, secret string) {
+	if r := runOf(thread); r != nil {
+		r.redactor.add(secret)
+	}
+}
+
+// Redact removes every registered secret from s.
+func Redact(thread *starlark.Thread, s string) string {
+	if r := runOf(thread); r != nil {
+		return r.redact(s)
+	}
+	return s
+}
+
+// RecordTarget stores what a module knows about a target (server version,
+// variables, topology) in the manifest under name.
+func RecordTarget(thread *starlark.Thread, name string, info any) error {
+	r := runOf(thread)
+	if r == nil || r.opts.DryRun {
+		return nil
+	}
+	r.mu.Lock()
+	r.manifest.Targets[name] = info
+	r.mu.Unlock()
+	if err := r.ensureDir(); err != nil {
+		return err
+	}
+	return r.writeManifest()
+}
+
+// Banner prints a warning once per run to stderr and records it in the
+// manifest, e.g. that the embedded server's numbers mean nothing.
+func Banner(thread *starlark.Thread, text string) {
+	r := runOf(thread)
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	seen := r.banners[text]
+	r.banners[text] = true
+	if !seen {
+		r.manifest.Banners = append(r.manifest.Banners, text)
+	}
+	r.mu.Unlock()
+	if !seen {
+		fmt.Fprintf(r.stderr, "\n%s\n\n", text)
+		r.logf("banner: %s", text)
+		_ = r.writeManifest()
+	}
+}
+
+// Warn prints a warning to stderr (and the run log) with the plan position
+// of the current call.
+func Warn(thread *starlark.Thread, format string, args ...any) {
+	r := runOf(thread)
+	if r == nil {
+		return
+	}
+	msg := r.redact(fmt.Sprintf(format, args...))
+	if thread.CallStackDepth() > 1 {
+		msg = thread.CallFrame(1).Pos.String() + ": " + msg
+	}
+	fmt.Fprintf(r.stderr, "warning: %s\n", msg)
+	r.logf("warning: %s", msg)
+	r.mu.Lock()
+	r.notes = append(r.notes, "warning: "+msg)
+	r.mu.Unlock()
+}
+
+// State returns the per-run value a module keeps under key, creating it
+// with newState on first use. Modules wrap it in typed accessors.
+func State(thread *starlark.Thread, key any, newState func() any) any {
+	r := runOf(thread)
+	if r == nil {
+		return newState()
+	}
+	r.mu.Lock()
+	v, ok := r.state[key]
+	r.mu.Unlock()
+	if ok {
+		return v
+	}
+	// newState may call back into the run (OnFinish), so it runs unlocked;
+	// builtins run on the plan's one thread, so there is no race to create.
+	v = newState()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if existing, ok := r.state[key]; ok {
+		return existing
+	}
+	r.state[key] = v
+	return v
+}
+
+// OnFinish registers cleanup to run when the run ends, however it ends;
+// the last registered runs first.
+func OnFinish(thread *starlark.Thread, fn func()) {
+	r := runOf(thread)
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.finishers = append(r.finishers, fn)
+}
+
+// Logf writes a line to the run's output.log (not to the terminal).
+func Logf(thread *starlark.Thread, format string, args ...any) {
+	if r := runOf(thread); r != nil {
+		r.logf(format, args...)
+	}
+}

@@ -1,0 +1,75 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+)
+
+// Duration is a time span given to a builtin either as a string with a unit
+// ("300s", "5m", "1h30m") or as a number of seconds (300, 0.5). It implements
+// starlark.Unpacker so builtins can take it through starlark.UnpackArgs.
+type Duration struct {
+	time.Duration
+}
+
+// Unpack implements starlark.Unpacker.
+func (d *Duration) Unpack(v starlark.Value) error {
+	parsed, err := DurationOf(v)
+	if err != nil {
+		return err
+	}
+	d.Duration = parsed
+	return nil
+}
+
+// DurationOf converts a Starlark string or number of seconds to a duration.
+func DurationOf(v starlark.Value) (time.Duration, error) {
+	switch v := v.(type) {
+	case starlark.String:
+		return ParseDuration(string(v))
+	case starlark.Int:
+		secs, ok := v.Int64()
+		if !ok || secs < 0 || secs > math.MaxInt64/int64(time.Second) {
+			return 0, fmt.Errorf("duration %v seconds is out of range", v)
+		}
+		return time.Duration(secs) * time.Second, nil
+	case starlark.Float:
+		if v < 0 || math.IsNaN(float64(v)) || float64(v) > float64(math.MaxInt64)/float64(time.Second) {
+			return 0, fmt.Errorf("duration %v seconds is out of range", v)
+		}
+		return time.Duration(float64(v) * float64(time.Second)), nil
+	}
+	return 0, fmt.Errorf("want a duration (a string like \"300s\" or a number of seconds), got %s", v.Type())
+}
+
+// ParseDuration accepts Go duration syntax ("300s", "1h30m") and a bare
+// number, which counts seconds. Negative durations are rejected.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if secs, err := strconv.ParseFloat(s, 64); err == nil {
+		return DurationOf(starlark.Float(secs))
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q: want a number of seconds or a value with a unit such as 300s, 5m, 1h30m", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("invalid duration %q: negative", s)
+	}
+	return d, nil
+}
+
+// looksLikeDuration reports whether a string literal is clearly meant as a
+// duration: it parses as one and carries a unit.
+func looksLikeDuration(s string) bool {
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return false
+	}
+	_, err := ParseDuration(s)
+	return err == nil
+}

@@ -1,0 +1,130 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// JournalFile is the name of the step journal inside a results directory.
+const JournalFile = "journal.jsonl"
+
+// inlineResultLimit is the largest step result kept inside a journal line;
+// larger results go to steps/<id>.json beside the journal.
+const inlineResultLimit = 16 << 10
+
+// JournalRecord is one line of journal.jsonl. A step writes a "start"
+// record when it begins and an "end" record when it finishes; the run itself
+// writes "run" records when it starts and ends.
+type JournalRecord struct {
+	Event   string         `json:"event"` // start, end, run
+	ID      string         `json:"id,omitempty"`
+	Builtin string         `json:"builtin,omitempty"`
+	Args    map[string]any `json:"args,omitempty"`
+	Hash    string         `json:"hash,omitempty"`
+	Text    string         `json:"text,omitempty"`
+	Handle  string         `json:"handle,omitempty"` // the handle the step acts on
+	Pos     string         `json:"pos,omitempty"`    // plan position of the call
+	Time    time.Time      `json:"time"`
+
+	Outcome    string          `json:"outcome,omitempty"` // ok, error, cancelled
+	Error      string          `json:"error,omitempty"`
+	DurationMS float64         `json:"duration_ms,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	ResultFile string          `json:"result_file,omitempty"`
+	Returns    *HandleSpec     `json:"returns,omitempty"` // the handle a step returned
+
+	Status string `json:"status,omitempty"` // run records: running, completed, failed, interrupted
+}
+
+// journal appends records to journal.jsonl. Every record is one write(2) of
+// a whole line; end records are followed by fsync, so a killed process
+// leaves a journal whose every line is complete.
+type journal struct {
+	mu     sync.Mutex
+	dir    string
+	file   *os.File
+	redact func(string) string
+}
+
+func openJournal(dir string, redact func(string) string) (*journal, error) {
+	f, err := os.OpenFile(filepath.Join(dir, JournalFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &journal{dir: dir, file: f, redact: redact}, nil
+}
+
+// write appends rec; large results are moved into a file first.
+func (j *journal) write(rec *JournalRecord, sync bool) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.file == nil {
+		return fmt.Errorf("journal is closed")
+	}
+	if len(rec.Result) > inlineResultLimit {
+		name := filepath.Join("steps", rec.ID+".json")
+		if err := os.MkdirAll(filepath.Join(j.dir, "steps"), 0o755); err != nil {
+			return err
+		}
+		if err := WriteFileAtomic(filepath.Join(j.dir, name), []byte(j.redact(string(rec.Result)))); err != nil {
+			return err
+		}
+		rec.Result, rec.ResultFile = nil, name
+	}
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("journal record for step %s: %w", rec.ID, err)
+	}
+	line = append([]byte(j.redact(string(line))), '\n')
+	if _, err := j.file.Write(line); err != nil {
+		return fmt.Errorf("append to journal: %w", err)
+	}
+	if sync {
+		return j.file.Sync()
+	}
+	return nil
+}
+
+func (j *journal) close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.file == nil {
+		return nil
+	}
+	err := j.file.Sync()
+	if cerr := j.file.Close(); err == nil {
+		err = cerr
+	}
+	j.file = nil
+	return err
+}
+
+// ReadJournal parses a journal file. A final line without its newline (a
+// write cut short by a crash) is ignored; any other bad line is an error.
+func ReadJournal(path string) ([]JournalRecord, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var recs []JournalRecord
+	for lineNo, start := 1, 0; start < len(data); lineNo++ {
+		end := start
+		for end < len(data) && data[end] != '\n' {
+			end++
+		}
+		if end == len(data) {
+			break // incomplete last line
+		}
+		var rec JournalRecord
+		if err := json.Unmarshal(data[start:end], &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+		}
+		recs = append(recs, rec)
+		start = end + 1
+	}
+	return recs, nil
+}

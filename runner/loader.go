@@ -1,0 +1,186 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// StdlibPrefix names modules served from the embedded standard library:
+// load("@stdlib//tidb.star", "tidb").
+const StdlibPrefix = "@stdlib//"
+
+// fileOptions are the Starlark dialect plans are written in: while loops,
+// recursion, sets and top-level if/for are allowed.
+var fileOptions = &syntax.FileOptions{
+	Set: true, While: true, TopLevelControl: true, GlobalReassign: true, Recursion: true,
+}
+
+// SourceFile is a plan or module the run loaded, as the manifest lists it.
+type SourceFile struct {
+	Name   string `json:"name"`   // as the plan named it: the plan path, "lib/x.star" or "@stdlib//x.star"
+	Stored string `json:"stored"` // copy inside the results directory
+	SHA256 string `json:"sha256"`
+	Bytes  int    `json:"bytes"`
+	data   []byte
+}
+
+// loader serves load() with a cache; a module being loaded is marked in
+// progress so that a cycle is an error instead of a hang.
+type loader struct {
+	stdlib   fs.FS
+	planDir  string
+	cache    map[string]*loadEntry
+	stack    []string // modules being loaded, outermost first
+	sources  []*SourceFile
+	predecl  starlark.StringDict
+	onSource func(*SourceFile) error
+}
+
+type loadEntry struct {
+	globals    starlark.StringDict
+	err        error
+	inProgress bool
+}
+
+// readSource reads a module by its canonical name.
+func (l *loader) readSource(name string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(name, StdlibPrefix); ok {
+		if l.stdlib == nil {
+			return nil, fmt.Errorf("no standard library is available")
+		}
+		data, err := fs.ReadFile(l.stdlib, rest)
+		if err != nil {
+			return nil, fmt.Errorf("%s: no such module in the standard library%s", name, l.stdlibList())
+		}
+		return data, nil
+	}
+	return os.ReadFile(name)
+}
+
+func (l *loader) stdlibList() string {
+	if l.stdlib == nil {
+		return ""
+	}
+	names, _ := fs.Glob(l.stdlib, "*.star")
+	if len(names) == 0 {
+		return ""
+	}
+	return " (it has " + strings.Join(names, ", ") + ")"
+}
+
+// resolve turns a load() argument into a canonical module name: stdlib
+// names stay as they are; other names are paths relative to the loading file.
+func (l *loader) resolve(from, module string) (string, error) {
+	if strings.HasPrefix(module, StdlibPrefix) {
+		clean := path.Clean(strings.TrimPrefix(module, StdlibPrefix))
+		if clean == "." || strings.HasPrefix(clean, "..") || path.IsAbs(clean) {
+			return "", fmt.Errorf("invalid standard library module %q", module)
+		}
+		return StdlibPrefix + clean, nil
+	}
+	if strings.HasPrefix(module, "@") {
+		return "", fmt.Errorf("unknown repository in %q: only %s is served", module, StdlibPrefix)
+	}
+	if strings.HasPrefix(from, StdlibPrefix) {
+		// Standard library modules load their siblings.
+		return l.resolve("", StdlibPrefix+path.Join(path.Dir(strings.TrimPrefix(from, StdlibPrefix)), module))
+	}
+	if filepath.IsAbs(module) {
+		return filepath.Clean(module), nil
+	}
+	return filepath.Join(filepath.Dir(from), module), nil
+}
+
+// load executes a module (once) and returns its globals.
+func (l *loader) load(thread *starlark.Thread, name string) (starlark.StringDict, error) {
+	if e, ok := l.cache[name]; ok {
+		if e.inProgress {
+			return nil, fmt.Errorf("load cycle: %s -> %s", strings.Join(l.stack, " -> "), name)
+		}
+		return e.globals, e.err
+	}
+	e := &loadEntry{inProgress: true}
+	l.cache[name] = e
+	l.stack = append(l.stack, name)
+	defer func() {
+		l.stack = l.stack[:len(l.stack)-1]
+		e.inProgress = false
+	}()
+	data, err := l.readSource(name)
+	if err != nil {
+		e.err = err
+		return nil, err
+	}
+	if err := l.record(name, data); err != nil {
+		e.err = err
+		return nil, err
+	}
+	_, prog, err := starlark.SourceProgramOptions(fileOptions, name, data, l.predecl.Has)
+	if err != nil {
+		e.err = err
+		return nil, err
+	}
+	e.globals, e.err = prog.Init(thread, l.predecl)
+	if e.globals != nil {
+		e.globals.Freeze()
+	}
+	return e.globals, e.err
+}
+
+// record keeps a loaded file for the manifest and the results directory.
+func (l *loader) record(name string, data []byte) error {
+	sum := sha256.Sum256(data)
+	src := &SourceFile{Name: name, Stored: l.storedName(name), SHA256: hex.EncodeToString(sum[:]), Bytes: len(data), data: data}
+	l.sources = append(l.sources, src)
+	if l.onSource != nil {
+		return l.onSource(src)
+	}
+	return nil
+}
+
+// storedName is where a source's copy lives inside the results directory:
+// sources/<path relative to the plan's folder>, sources/@stdlib/<name>.
+func (l *loader) storedName(name string) string {
+	if rest, ok := strings.CutPrefix(name, StdlibPrefix); ok {
+		return path.Join("sources", "@stdlib", rest)
+	}
+	rel, err := filepath.Rel(l.planDir, name)
+	if err != nil {
+		rel = filepath.Base(name)
+	}
+	rel = filepath.ToSlash(rel)
+	rel = strings.ReplaceAll(rel, "../", "__up__/")
+	return path.Join("sources", rel)
+}
+
+// loadFunc is the thread's Load hook: it resolves the module against the
+// file whose load statement is executing.
+func (l *loader) loadFunc(thread *starlark.Thread, module string) (starlark.StringDict, error) {
+	from := ""
+	if thread.CallStackDepth() > 0 {
+		from = thread.CallFrame(0).Pos.Filename()
+	}
+	name, err := l.resolve(from, module)
+	if err != nil {
+		return nil, &PlanError{Err: err}
+	}
+	globals, err := l.load(thread, name)
+	if err != nil {
+		var planErr *PlanError
+		if !errors.As(err, &planErr) {
+			err = &PlanError{Err: err}
+		}
+		return nil, err
+	}
+	return globals, nil
+}

@@ -1,0 +1,442 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"go.starlark.net/starlark"
+)
+
+// Options configure one evaluation of a plan.
+type Options struct {
+	PlanFile    string              // path of the .star plan
+	Params      []string            // "name=value" overrides from -p
+	Predeclared starlark.StringDict // builtin modules (db, ...)
+	Stdlib      fs.FS               // modules served as @stdlib//name.star
+	Targets     map[string]string   // named target specs for modules (e.g. db); opaque to the runner
+	OutDir      string              // results directory; "" picks ResultsRoot/<UTC time>-<plan>
+	ResultsRoot string              // parent of default results directories; "" means "results"
+	DryRun      bool                // record steps, act on nothing, write nothing
+	Seed        *int64              // run seed; nil draws one
+	Secrets     []string            // values to redact everywhere (passwords)
+	Stdout      io.Writer           // plan print() output; nil means os.Stdout
+	Stderr      io.Writer           // banners and warnings; nil means os.Stderr
+	ToolVersion string
+	CommandLine []string // recorded in the manifest, redacted
+}
+
+// Result is what a finished (or failed) evaluation leaves behind.
+type Result struct {
+	Dir    string        // results directory, "" when none was written
+	Steps  []StepSummary // the steps, in dry-run mode
+	Notes  []string      // dry-run notes: where the plan branched on placeholders
+	Params *ParamSet     // declared parameters, nil if the plan never got that far
+	Seed   int64
+	Status string
+	// Redact removes every secret the run knew of from a string. Use it on
+	// anything derived from the run before printing it.
+	Redact func(string) string
+}
+
+// Run is the state of one plan evaluation, reachable from builtins through
+// the Starlark thread.
+type Run struct {
+	opts     Options
+	ctx      context.Context
+	redactor redactor
+	loader   *loader
+	params   *ParamSet
+	seed     int64
+	stdout   io.Writer
+	stderr   io.Writer
+
+	mu        sync.Mutex
+	dir       string
+	journal   *journal
+	log       *os.File
+	manifest  Manifest
+	steps     []StepSummary
+	notes     []string
+	banners   map[string]bool
+	state     map[any]any
+	finishers []func()
+}
+
+const runKey = "starbench.run"
+
+func runOf(thread *starlark.Thread) *Run {
+	r, _ := thread.Local(runKey).(*Run)
+	return r
+}
+
+// Evaluate loads the plan, resolves its parameters, calls main(p) and
+// writes the results directory. Errors: *PlanError and *UsageError for bad
+// input, an error wrapping ErrInterrupted when ctx was cancelled, and
+// anything else (often a *starlark.EvalError) when the plan failed.
+func Evaluate(ctx context.Context, opts Options) (*Result, error) {
+	r := &Run{opts: opts, ctx: ctx, stdout: opts.Stdout, stderr: opts.Stderr, banners: map[string]bool{}, state: map[any]any{}}
+	if r.stdout == nil {
+		r.stdout = os.Stdout
+	}
+	if r.stderr == nil {
+		r.stderr = os.Stderr
+	}
+	for _, s := range opts.Secrets {
+		r.redactor.add(s)
+	}
+	res := &Result{Redact: r.redact, Status: StatusFailed}
+	err := r.evaluate(res)
+	res.Dir, res.Steps, res.Notes, res.Params, res.Seed = r.dir, r.steps, r.notes, r.params, r.seed
+	return res, err
+}
+
+func (r *Run) evaluate(res *Result) (err error) {
+	planName := filepath.Clean(r.opts.PlanFile)
+	data, err := os.ReadFile(planName)
+	if err != nil {
+		return &PlanError{Err: fmt.Errorf("cannot read plan: %w", err)}
+	}
+	r.seed = drawSeed(r.opts.Seed)
+	r.loader = &loader{
+		stdlib: r.opts.Stdlib, planDir: filepath.Dir(planName), cache: map[string]*loadEntry{},
+		onSource: r.storeSource,
+	}
+	predeclared := starlark.StringDict{}
+	for k, v := range r.opts.Predeclared {
+		predeclared[k] = v
+	}
+	for k, v := range languageBuiltins() {
+		predeclared[k] = v
+	}
+	r.loader.predecl = predeclared
+	planGlobals := starlark.StringDict{"params": starlark.NewBuiltin("params", r.paramsBuiltin)}
+	for k, v := range predeclared {
+		planGlobals[k] = v
+	}
+
+	r.manifest = Manifest{
+		Tool:        ToolInfo{Name: "starbench", Version: r.opts.ToolVersion, GoVersion: runtime.Version()},
+		Plan:        planName,
+		Seed:        r.seed,
+		CommandLine: r.opts.CommandLine,
+		Overrides:   r.opts.Params,
+		Host:        ReadHostInfo(),
+		Targets:     map[string]any{},
+		Started:     time.Now().UTC(),
+		Status:      StatusRunning,
+	}
+
+	_, prog, err := starlark.SourceProgramOptions(fileOptions, planName, data, planGlobals.Has)
+	if err != nil {
+		return &PlanError{Err: err}
+	}
+	if err := r.loader.record(planName, data); err != nil {
+		return err
+	}
+
+	thread := &starlark.Thread{Name: "main", Load: r.loader.loadFunc, Print: r.print}
+	thread.SetLocal(runKey, r)
+	stop := context.AfterFunc(r.ctx, func() { thread.Cancel("interrupted") })
+	defer stop()
+	defer func() { err = r.finish(err, res) }()
+
+	globals, err := prog.Init(thread, planGlobals)
+	if err != nil {
+		return r.classify(err)
+	}
+	if r.params == nil {
+		r.params = &ParamSet{}
+		if err := r.params.apply(r.opts.Params); err != nil {
+			return err
+		}
+	}
+	mainFn, ok := globals["main"].(starlark.Callable)
+	if !ok {
+		return &PlanError{Err: fmt.Errorf("%s: the plan defines no main(p) function", planName)}
+	}
+	if fn, ok := mainFn.(*starlark.Function); ok && fn.NumParams() != 1 {
+		return &PlanError{Err: fmt.Errorf("%s: main must take exactly one parameter (the resolved params), it takes %d", fn.Position(), fn.NumParams())}
+	}
+	if err := r.ensureDir(); err != nil {
+		return err
+	}
+	if _, err := starlark.Call(thread, mainFn, starlark.Tuple{r.params.Struct()}, nil); err != nil {
+		return r.classify(err)
+	}
+	return nil
+}
+
+// classify turns an evaluation error into the run's error kinds.
+func (r *Run) classify(err error) error {
+	if r.ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", ErrInterrupted, err)
+	}
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		return usage
+	}
+	var planErr *PlanError
+	if errors.As(err, &planErr) {
+		// A load() failed: report it with the load statement's position.
+		return &PlanError{Err: err}
+	}
+	return err
+}
+
+// finish runs the finishers (e.g. stopping an embedded server), then
+// writes the final manifest and closes the journal.
+func (r *Run) finish(runErr error, res *Result) error {
+	r.mu.Lock()
+	finishers := r.finishers
+	r.finishers = nil
+	r.mu.Unlock()
+	for i := len(finishers) - 1; i >= 0; i-- {
+		finishers[i]()
+	}
+	status := StatusCompleted
+	switch {
+	case runErr != nil && errors.Is(runErr, ErrInterrupted):
+		status = StatusInterrupted
+	case runErr != nil:
+		status = StatusFailed
+	}
+	res.Status = status
+	if r.opts.DryRun || r.dir == "" {
+		return runErr
+	}
+	now := time.Now().UTC()
+	r.mu.Lock()
+	r.manifest.Status, r.manifest.Ended = status, &now
+	if runErr != nil {
+		r.manifest.Error = errorText(runErr)
+	}
+	r.mu.Unlock()
+	errs := []error{runErr}
+	errs = append(errs, r.journal.write(&JournalRecord{Event: "run", Status: status, Time: now}, true))
+	errs = append(errs, r.writeManifest(), r.journal.close())
+	if r.log != nil {
+		errs = append(errs, r.log.Close())
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return errors.Join(errs...)
+}
+
+func errorText(err error) string {
+	var evalErr *starlark.EvalError
+	if errors.As(err, &evalErr) {
+		return evalErr.Backtrace()
+	}
+	return err.Error()
+}
+
+// ensureDir creates the results directory, its manifest, journal and
+// source copies the first time something needs them.
+func (r *Run) ensureDir() error {
+	if r.opts.DryRun {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.dir != "" {
+		return nil
+	}
+	dir, err := r.makeDir()
+	if err != nil {
+		var usage *UsageError
+		if errors.As(err, &usage) {
+			return usage
+		}
+		return fmt.Errorf("results directory: %w", err)
+	}
+	r.dir = dir
+	if r.journal, err = openJournal(dir, r.redact); err != nil {
+		return err
+	}
+	if r.log, err = os.OpenFile(filepath.Join(dir, "output.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return err
+	}
+	for _, src := range r.loader.sources {
+		if err := r.copySource(src); err != nil {
+			return err
+		}
+	}
+	if err := r.journal.write(&JournalRecord{Event: "run", Status: StatusRunning, Time: r.manifest.Started}, true); err != nil {
+		return err
+	}
+	return r.writeManifestLocked()
+}
+
+func (r *Run) makeDir() (string, error) {
+	if r.opts.OutDir != "" {
+		if entries, err := os.ReadDir(r.opts.OutDir); err == nil && len(entries) > 0 {
+			return "", usageErrorf("%s exists and is not empty; choose a new --out", r.opts.OutDir)
+		}
+		return r.opts.OutDir, os.MkdirAll(r.opts.OutDir, 0o755)
+	}
+	root := r.opts.ResultsRoot
+	if root == "" {
+		root = "results"
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	base := time.Now().UTC().Format("20060102T150405Z") + "-" + strings.TrimSuffix(filepath.Base(r.opts.PlanFile), ".star")
+	for i := 1; ; i++ {
+		name := base
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		dir := filepath.Join(root, name)
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || i > 100 {
+			return "", err
+		}
+	}
+}
+
+// storeSource is called for every file the loader reads.
+func (r *Run) storeSource(src *SourceFile) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.manifest.Sources = append(r.manifest.Sources, src)
+	if r.dir == "" {
+		return nil // copied when the directory is made
+	}
+	if err := r.copySource(src); err != nil {
+		return err
+	}
+	return r.writeManifestLocked()
+}
+
+func (r *Run) copySource(src *SourceFile) error {
+	dst := filepath.Join(r.dir, filepath.FromSlash(src.Stored))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return WriteFileAtomic(dst, src.data)
+}
+
+func (r *Run) writeManifest() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.writeManifestLocked()
+}
+
+func (r *Run) writeManifestLocked() error {
+	if r.dir == "" {
+		return nil
+	}
+	if r.params != nil {
+		r.manifest.Params = r.params.Resolved()
+		r.manifest.ParamTypes = map[string]string{}
+		for _, p := range r.params.Params {
+			r.manifest.ParamTypes[p.Name] = p.TypeName()
+		}
+	}
+	data, err := json.MarshalIndent(r.manifest, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(r.dir, ManifestFile), append([]byte(r.redact(string(data))), '\n'))
+}
+
+func (r *Run) redact(s string) string { return r.redactor.redact(s) }
+
+// print is the thread's print(): plan output goes to stdout and output.log.
+func (r *Run) print(_ *starlark.Thread, msg string) {
+	msg = r.redact(msg)
+	fmt.Fprintln(r.stdout, msg)
+	r.appendLog(msg)
+}
+
+func (r *Run) logf(format string, args ...any) {
+	r.appendLog(r.redact(fmt.Sprintf(format, args...)))
+}
+
+func (r *Run) appendLog(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.log != nil {
+		fmt.Fprintf(r.log, "%s %s\n", time.Now().UTC().Format(time.RFC3339Nano), line)
+	}
+}
+
+func (r *Run) listStep(s StepSummary) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.steps = append(r.steps, s)
+}
+
+func (r *Run) countStep() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.manifest.Steps++
+}
+
+func (r *Run) addNote(note string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range r.notes {
+		if n == note {
+			return
+		}
+	}
+	r.notes = append(r.notes, note)
+}
+
+// paramsBuiltin is params(name=default_or_param(...), ...): it declares the
+// plan's parameters and applies the -p overrides at once, so a bad -p stops
+// the run before any step.
+func (r *Run) paramsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) > 0 {
+		return nil, fmt.Errorf("%s: parameters are declared by keyword, e.g. params(threads = [1, 2, 4])", b.Name())
+	}
+	if r.params != nil {
+		return nil, fmt.Errorf("%s: called twice; declare every parameter in one call", b.Name())
+	}
+	if thread.CallStackDepth() > 1 && thread.CallFrame(1).Pos.Filename() != filepath.Clean(r.opts.PlanFile) {
+		return nil, fmt.Errorf("%s: only the plan file declares parameters, not a loaded module", b.Name())
+	}
+	ps := &ParamSet{}
+	for _, kv := range kwargs {
+		name := string(kv[0].(starlark.String))
+		p, err := declareParam(name, kv[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		}
+		ps.Params = append(ps.Params, p)
+	}
+	r.params = ps
+	if err := ps.apply(r.opts.Params); err != nil {
+		return nil, err
+	}
+	return r.params.Struct(), nil
+}
+
+func drawSeed(given *int64) int64 {
+	if given != nil {
+		return *given
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return time.Now().UnixNano() & (1<<62 - 1)
+	}
+	return int64(binary.LittleEndian.Uint64(b[:]) & (1<<53 - 1))
+}

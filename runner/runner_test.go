@@ -1,0 +1,557 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+	"go.starlark.net/syntax"
+)
+
+// probe is a test module whose calls are real runner steps: probe.act(name,
+// value) records a step returning value; probe.tree(n) runs n Go-level
+// child steps; probe.wait() blocks until the run is cancelled.
+var probe = &starlarkstruct.Module{Name: "probe", Members: starlark.StringDict{
+	"act": starlark.NewBuiltin("probe.act", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var name string
+		var value starlark.Value = starlark.None
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "value?", &value); err != nil {
+			return nil, err
+		}
+		return Call(thread, StepInfo{Builtin: "probe.act", Text: "act " + name, Args: map[string]any{"name": name}}, Action{
+			Run: func(s *Step) (Outcome, error) {
+				if name == "fail" {
+					return Outcome{}, errors.New("probe.act: asked to fail")
+				}
+				return Outcome{Value: value, Record: ToJSON(value)}, nil
+			},
+			Placeholder: func(s *Step) starlark.Value { return &probeValue{step: s} },
+		})
+	}),
+	"tree": starlark.NewBuiltin("probe.tree", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var n int
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "n", &n); err != nil {
+			return nil, err
+		}
+		return Call(thread, StepInfo{Builtin: "probe.tree", Text: "tree"}, Action{
+			Run: func(s *Step) (Outcome, error) {
+				for i := 0; i < n; i++ {
+					if err := s.Child(StepInfo{Builtin: "probe.leaf"}).Execute(func(*Step) (any, error) { return i, nil }); err != nil {
+						return Outcome{}, err
+					}
+				}
+				return Outcome{Value: starlark.MakeInt(n)}, nil
+			},
+		})
+	}),
+	"wait": starlark.NewBuiltin("probe.wait", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return Call(thread, StepInfo{Builtin: "probe.wait"}, Action{
+			Run: func(s *Step) (Outcome, error) {
+				select {
+				case <-s.Context().Done():
+					return Outcome{}, s.Context().Err()
+				case <-time.After(20 * time.Second):
+					return Outcome{}, errors.New("probe.wait: not cancelled within 20s")
+				}
+			},
+		})
+	}),
+}}
+
+// probeValue is a dry-run placeholder that notes when the plan tests it.
+type probeValue struct{ step *Step }
+
+func (p *probeValue) String() string        { return "<placeholder>" }
+func (p *probeValue) Type() string          { return "probe_value" }
+func (p *probeValue) Freeze()               {}
+func (p *probeValue) Hash() (uint32, error) { return 0, nil }
+func (p *probeValue) Truth() starlark.Bool {
+	p.step.NotePlaceholder("tested the truth of")
+	return false
+}
+
+type planRun struct {
+	res    *Result
+	err    error
+	stdout string
+	stderr string
+}
+
+// evalPlan writes files into a temp folder and evaluates "plan.star".
+func evalPlan(t *testing.T, files map[string]string, opts Options) planRun {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	opts.PlanFile = filepath.Join(dir, "plan.star")
+	opts.Predeclared = starlark.StringDict{"probe": probe}
+	opts.Stdout, opts.Stderr = &stdout, &stderr
+	if opts.OutDir == "" && !opts.DryRun {
+		opts.OutDir = filepath.Join(dir, "out")
+	}
+	if opts.Stdlib == nil {
+		opts.Stdlib = fstest.MapFS{"util.star": {Data: []byte("def twice(x):\n    return 2 * x\n")}}
+	}
+	ctx := context.Background()
+	res, err := Evaluate(ctx, opts)
+	return planRun{res: res, err: err, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+func readManifest(t *testing.T, dir string) Manifest {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("manifest is not valid JSON: %v\n%s", err, data)
+	}
+	return m
+}
+
+func TestParamsDefaultsAndOverrides(t *testing.T) {
+	plan := `
+params(
+    threads = [1, 2],
+    tables = param(4, help = "tables"),
+    ratio = 0.5,
+    verbose = False,
+    name = "sbtest",
+    time = "300s",
+    tags = param([], type = "list[string]"),
+)
+def main(p):
+    print(p.threads, p.tables, p.ratio, p.verbose, p.name, p.time, p.tags)
+`
+	r := evalPlan(t, map[string]string{"plan.star": plan}, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got, want := strings.TrimSpace(r.stdout), `[1, 2] 4 0.5 False sbtest 300s []`; got != want {
+		t.Errorf("defaults: got %q, want %q", got, want)
+	}
+	r = evalPlan(t, map[string]string{"plan.star": plan}, Options{Params: []string{
+		"threads=150,300,600", "tables=16", "ratio=2", "verbose=true", "name=x=y", "time=5m", "tags=a,b",
+	}})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got, want := strings.TrimSpace(r.stdout), `[150, 300, 600] 16 2.0 True x=y 5m ["a", "b"]`; got != want {
+		t.Errorf("overrides: got %q, want %q", got, want)
+	}
+	m := readManifest(t, r.res.Dir)
+	if m.ParamTypes["threads"] != "list[int]" || m.ParamTypes["time"] != "duration" || m.ParamTypes["ratio"] != "float" {
+		t.Errorf("param types in manifest: %v", m.ParamTypes)
+	}
+	if m.Params["tables"] != float64(16) {
+		t.Errorf("manifest params: %v", m.Params)
+	}
+}
+
+func TestParamsBadOverrides(t *testing.T) {
+	plan := "params(threads = [1], time = \"60s\", n = 3)\ndef main(p):\n    probe.act(\"x\")\n"
+	cases := []struct {
+		override string
+		want     string
+	}{
+		{"nope=1", `unknown parameter "nope"`},
+		{"n=three", `parameter n (int): "three" is not an int`},
+		{"threads=1,x", `parameter threads (list[int]): "x" is not an int`},
+		{"time=soon", `parameter time (duration): invalid duration "soon"`},
+		{"justaname", `want name=value`},
+	}
+	for _, c := range cases {
+		r := evalPlan(t, map[string]string{"plan.star": plan}, Options{Params: []string{c.override}})
+		var usage *UsageError
+		if !errors.As(r.err, &usage) {
+			t.Fatalf("-p %s: want a UsageError, got %v", c.override, r.err)
+		}
+		for _, want := range []string{c.want, "valid parameters:", "threads", "list[int]", "duration"} {
+			if !strings.Contains(usage.Msg, want) {
+				t.Errorf("-p %s: message lacks %q:\n%s", c.override, want, usage.Msg)
+			}
+		}
+		if r.res.Dir != "" {
+			t.Errorf("-p %s: a results folder was made for a usage error: %s", c.override, r.res.Dir)
+		}
+	}
+	r := evalPlan(t, map[string]string{"plan.star": "def main(p):\n    pass\n"}, Options{Params: []string{"x=1"}})
+	var usage *UsageError
+	if !errors.As(r.err, &usage) || !strings.Contains(usage.Msg, "declares no parameters") {
+		t.Errorf("override on a plan without params: %v", r.err)
+	}
+}
+
+func TestParamDeclarationErrors(t *testing.T) {
+	for src, want := range map[string]string{
+		"params(t = [])":                         "needs type=",
+		"params(t = None)":                       "needs type=",
+		"params(t = param(1, type = \"weird\"))": "unknown type",
+		"params(t = param(\"x\", type = \"int\"))": "default is string",
+		"params(t = {})":                         "unsupported default",
+		"params(1)":                              "declared by keyword",
+		"params(a = 1)\nparams(b = 2)":           "called twice",
+	} {
+		r := evalPlan(t, map[string]string{"plan.star": src + "\ndef main(p):\n    pass\n"}, Options{})
+		if r.err == nil || !strings.Contains(r.err.Error(), want) {
+			t.Errorf("%s: want error containing %q, got %v", src, want, r.err)
+		}
+	}
+}
+
+func TestSyntaxErrorIsPlanError(t *testing.T) {
+	r := evalPlan(t, map[string]string{"plan.star": "def main(p):\n    x = (1,\n"}, Options{})
+	var planErr *PlanError
+	if !errors.As(r.err, &planErr) {
+		t.Fatalf("want PlanError, got %T %v", r.err, r.err)
+	}
+	var syn syntax.Error
+	if !errors.As(r.err, &syn) || syn.Pos.Line != 3 || !strings.HasSuffix(syn.Pos.Filename(), "plan.star") {
+		t.Fatalf("want a syntax error at plan.star:3, got %v", r.err)
+	}
+	if r.res.Dir != "" {
+		t.Errorf("a syntax error made a results folder")
+	}
+	r = evalPlan(t, map[string]string{"plan.star": "def main(p):\n    undefined_name()\n"}, Options{})
+	if !errors.As(r.err, &planErr) || !strings.Contains(r.err.Error(), "plan.star:2:5: undefined: undefined_name") {
+		t.Errorf("resolve error: %v", r.err)
+	}
+	r = evalPlan(t, map[string]string{"plan.star": "x = 1\n"}, Options{})
+	if !errors.As(r.err, &planErr) || !strings.Contains(r.err.Error(), "no main(p)") {
+		t.Errorf("missing main: %v", r.err)
+	}
+}
+
+func TestRuntimeErrorKeepsBacktraceAndFailsRun(t *testing.T) {
+	plan := "def helper():\n    probe.act(\"fail\")\n\ndef main(p):\n    probe.act(\"ok\", 1)\n    helper()\n"
+	r := evalPlan(t, map[string]string{"plan.star": plan}, Options{})
+	var evalErr *starlark.EvalError
+	if !errors.As(r.err, &evalErr) {
+		t.Fatalf("want EvalError, got %T %v", r.err, r.err)
+	}
+	bt := evalErr.Backtrace()
+	for _, want := range []string{"plan.star:6:11: in main", "plan.star:2:14: in helper", "asked to fail"} {
+		if !strings.Contains(bt, want) {
+			t.Errorf("backtrace lacks %q:\n%s", want, bt)
+		}
+	}
+	m := readManifest(t, r.res.Dir)
+	if m.Status != StatusFailed || !strings.Contains(m.Error, "asked to fail") {
+		t.Errorf("manifest status %q error %q", m.Status, m.Error)
+	}
+	recs, err := ReadJournal(filepath.Join(r.res.Dir, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outcomes []string
+	for _, rec := range recs {
+		if rec.Event == "end" {
+			outcomes = append(outcomes, rec.ID+":"+rec.Outcome)
+		}
+	}
+	if strings.Join(outcomes, " ") != "1:ok 2:error" {
+		t.Errorf("journal outcomes: %v", outcomes)
+	}
+}
+
+func TestJournalRecordsHierarchicalSteps(t *testing.T) {
+	plan := `
+def main(p):
+    probe.act("a", {"k": [1, 2]})
+    probe.tree(3)
+    probe.act("big", "x" * 40000)
+`
+	r := evalPlan(t, map[string]string{"plan.star": plan}, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	recs, err := ReadJournal(filepath.Join(r.res.Dir, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	ends := map[string]JournalRecord{}
+	for _, rec := range recs {
+		switch rec.Event {
+		case "start":
+			ids = append(ids, rec.ID)
+			if rec.Hash == "" || rec.Time.IsZero() {
+				t.Errorf("start record %s lacks hash or time", rec.ID)
+			}
+		case "end":
+			ends[rec.ID] = rec
+		}
+	}
+	if got := strings.Join(ids, " "); got != "1 2 2.1 2.2 2.3 3" {
+		t.Errorf("step ids: %s", got)
+	}
+	if got := string(ends["1"].Result); got != `{"k":[1,2]}` {
+		t.Errorf("inline result: %s", got)
+	}
+	if got := string(ends["2.3"].Result); got != "2" {
+		t.Errorf("child result: %s", got)
+	}
+	big := ends["3"]
+	if big.Result != nil || big.ResultFile != "steps/3.json" {
+		t.Fatalf("large result should be in a file: %+v", big)
+	}
+	data, err := os.ReadFile(filepath.Join(r.res.Dir, big.ResultFile))
+	if err != nil || len(data) < 40000 {
+		t.Errorf("result file: %d bytes, %v", len(data), err)
+	}
+	if first, last := recs[0], recs[len(recs)-1]; first.Event != "run" || last.Event != "run" || last.Status != StatusCompleted {
+		t.Errorf("run records: first %+v last %+v", first, last)
+	}
+	if recs[1].Pos == "" || !strings.HasSuffix(recs[1].Pos, "plan.star:3:14") {
+		t.Errorf("step position: %q", recs[1].Pos)
+	}
+}
+
+func TestSameArgumentsSameHash(t *testing.T) {
+	plan := "def main(p):\n    probe.act(\"a\")\n    probe.act(\"a\")\n    probe.act(\"b\")\n"
+	r := evalPlan(t, map[string]string{"plan.star": plan}, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	recs, _ := ReadJournal(filepath.Join(r.res.Dir, JournalFile))
+	var hashes []string
+	for _, rec := range recs {
+		if rec.Event == "start" {
+			hashes = append(hashes, rec.Hash)
+		}
+	}
+	if len(hashes) != 3 || hashes[0] != hashes[1] || hashes[0] == hashes[2] {
+		t.Errorf("hashes: %v", hashes)
+	}
+}
+
+func TestLoadStdlibRelativeCacheAndManifest(t *testing.T) {
+	files := map[string]string{
+		"plan.star": `
+load("@stdlib//util.star", "twice")
+load("lib/a.star", "a")
+load("lib/b.star", "b")
+def main(p):
+    print(twice(a), b)
+`,
+		"lib/a.star":      "load(\"common.star\", \"count\")\na = count\n",
+		"lib/b.star":      "load(\"common.star\", \"count\")\nb = count\n",
+		"lib/common.star": "print(\"common loaded\")\ncount = 21\n",
+	}
+	r := evalPlan(t, files, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if strings.Count(r.stdout, "common loaded") != 1 {
+		t.Errorf("common.star should run once:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "42 21") {
+		t.Errorf("output: %s", r.stdout)
+	}
+	m := readManifest(t, r.res.Dir)
+	stored := map[string]bool{}
+	for _, src := range m.Sources {
+		if len(src.SHA256) != 64 {
+			t.Errorf("%s: sha256 %q", src.Name, src.SHA256)
+		}
+		data, err := os.ReadFile(filepath.Join(r.res.Dir, src.Stored))
+		if err != nil || len(data) != src.Bytes {
+			t.Errorf("%s: copy %s: %v", src.Name, src.Stored, err)
+		}
+		stored[src.Stored] = true
+	}
+	for _, want := range []string{"sources/plan.star", "sources/@stdlib/util.star", "sources/lib/a.star", "sources/lib/b.star", "sources/lib/common.star"} {
+		if !stored[want] {
+			t.Errorf("manifest lacks %s: %v", want, stored)
+		}
+	}
+}
+
+func TestLoadCycleAndMissingModule(t *testing.T) {
+	files := map[string]string{
+		"plan.star": "load(\"x.star\", \"x\")\ndef main(p):\n    pass\n",
+		"x.star":    "load(\"y.star\", \"y\")\nx = 1\n",
+		"y.star":    "load(\"x.star\", \"x\")\ny = 1\n",
+	}
+	r := evalPlan(t, files, Options{})
+	var planErr *PlanError
+	if !errors.As(r.err, &planErr) || !strings.Contains(r.err.Error(), "load cycle") {
+		t.Fatalf("want load cycle PlanError, got %v", r.err)
+	}
+	if !strings.Contains(r.err.Error(), "x.star -> ") {
+		t.Errorf("cycle message should name the chain: %v", r.err)
+	}
+	r = evalPlan(t, map[string]string{"plan.star": "load(\"@stdlib//nope.star\", \"x\")\ndef main(p):\n    pass\n"}, Options{})
+	if !errors.As(r.err, &planErr) || !strings.Contains(r.err.Error(), "no such module in the standard library (it has util.star)") {
+		t.Errorf("missing stdlib module: %v", r.err)
+	}
+	r = evalPlan(t, map[string]string{"plan.star": "load(\"@other//x.star\", \"x\")\ndef main(p):\n    pass\n"}, Options{})
+	if !errors.As(r.err, &planErr) || !strings.Contains(r.err.Error(), "only @stdlib// is served") {
+		t.Errorf("unknown repository: %v", r.err)
+	}
+}
+
+func TestDryRunListsStepsAndNotesPlaceholders(t *testing.T) {
+	plan := `
+def main(p):
+    v = probe.act("first")
+    if v:
+        probe.act("only-when-true")
+    probe.tree(2)
+`
+	r := evalPlan(t, map[string]string{"plan.star": plan}, Options{DryRun: true})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var got []string
+	for _, s := range r.res.Steps {
+		got = append(got, s.ID+" "+s.Text)
+	}
+	if strings.Join(got, "|") != "1 act first|2 tree" {
+		t.Errorf("steps: %v", got)
+	}
+	if len(r.res.Notes) != 1 || !strings.Contains(r.res.Notes[0], "plan.star:4:") || !strings.Contains(r.res.Notes[0], "step 1 (probe.act)") {
+		t.Errorf("notes: %v", r.res.Notes)
+	}
+	if r.res.Dir != "" {
+		t.Errorf("dry-run wrote %s", r.res.Dir)
+	}
+}
+
+func TestCancellationStopsRunAndKeepsValidFiles(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.star")
+	os.WriteFile(plan, []byte("def main(p):\n    probe.act(\"a\")\n    probe.wait()\n    probe.act(\"never\")\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var stdout bytes.Buffer
+	res, err := Evaluate(ctx, Options{PlanFile: plan, OutDir: filepath.Join(dir, "out"), Predeclared: starlark.StringDict{"probe": probe}, Stdout: &stdout, Stderr: &stdout})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("want ErrInterrupted, got %v", err)
+	}
+	m := readManifest(t, res.Dir)
+	if m.Status != StatusInterrupted || m.Ended == nil {
+		t.Errorf("manifest: status %q ended %v", m.Status, m.Ended)
+	}
+	recs, err := ReadJournal(filepath.Join(res.Dir, JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := recs[len(recs)-1]
+	if last.Event != "run" || last.Status != StatusInterrupted {
+		t.Errorf("last journal record: %+v", last)
+	}
+	for _, rec := range recs {
+		if rec.Event == "end" && rec.ID == "2" && rec.Outcome != "cancelled" {
+			t.Errorf("waiting step outcome: %q", rec.Outcome)
+		}
+		if strings.Contains(rec.Text, "never") {
+			t.Errorf("a step after the interrupt ran: %+v", rec)
+		}
+	}
+}
+
+func TestSecretsAreRedacted(t *testing.T) {
+	// The secret reaches the plan only through -p, as a password from the
+	// command line or the environment would.
+	plan := "params(pw = \"\")\ndef main(p):\n    probe.act(p.pw, p.pw)\n    print(\"the password is \" + p.pw)\n    fail(p.pw)\n"
+	r := evalPlan(t, map[string]string{"plan.star": plan}, Options{
+		Params: []string{"pw=pw-s3cr3t"}, Secrets: []string{"pw-s3cr3t"},
+		CommandLine: []string{"starbench", "--target", "root:pw-s3cr3t@tcp(x)/"},
+	})
+	if r.err == nil {
+		t.Fatal("plan should fail")
+	}
+	if strings.Contains(r.stdout, "pw-s3cr3t") || !strings.Contains(r.stdout, "the password is ***") {
+		t.Errorf("stdout not redacted: %q", r.stdout)
+	}
+	if got := r.res.Redact(r.err.Error()); strings.Contains(got, "pw-s3cr3t") {
+		t.Errorf("error not redacted: %q", got)
+	}
+	filepath.Walk(r.res.Dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		data, _ := os.ReadFile(path)
+		if bytes.Contains(data, []byte("pw-s3cr3t")) {
+			t.Errorf("%s contains the secret", path)
+		}
+		return nil
+	})
+}
+
+func TestDurations(t *testing.T) {
+	for in, want := range map[starlark.Value]time.Duration{
+		starlark.String("300s"):  300 * time.Second,
+		starlark.String("5m"):    5 * time.Minute,
+		starlark.String("1h30m"): 90 * time.Minute,
+		starlark.String("2.5"):   2500 * time.Millisecond,
+		starlark.MakeInt(300):    300 * time.Second,
+		starlark.Float(0.25):     250 * time.Millisecond,
+	} {
+		got, err := DurationOf(in)
+		if err != nil || got != want {
+			t.Errorf("DurationOf(%v) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []starlark.Value{starlark.String("soon"), starlark.String("-5s"), starlark.MakeInt(-1), starlark.True} {
+		if _, err := DurationOf(bad); err == nil {
+			t.Errorf("DurationOf(%v) should fail", bad)
+		}
+	}
+}
+
+func TestOutDirMustBeNew(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("x"), 0o644)
+	r := evalPlan(t, map[string]string{"plan.star": "def main(p):\n    pass\n"}, Options{OutDir: dir})
+	var usage *UsageError
+	if !errors.As(r.err, &usage) {
+		t.Fatalf("want UsageError for a non-empty --out, got %v", r.err)
+	}
+}
+
+func TestDefaultResultsFolderName(t *testing.T) {
+	root := t.TempDir()
+	r1 := evalPlan(t, map[string]string{"plan.star": "def main(p):\n    pass\n"}, Options{ResultsRoot: root, OutDir: ""})
+	if r1.err != nil {
+		t.Fatal(r1.err)
+	}
+	// evalPlan sets OutDir when empty; evaluate directly for the default.
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "my-plan.star")
+	os.WriteFile(plan, []byte("def main(p):\n    pass\n"), 0o644)
+	var sink bytes.Buffer
+	a, err := Evaluate(context.Background(), Options{PlanFile: plan, ResultsRoot: root, Stdout: &sink, Stderr: &sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Evaluate(context.Background(), Options{PlanFile: plan, ResultsRoot: root, Stdout: &sink, Stderr: &sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(a.Dir) != root || !strings.HasSuffix(a.Dir, "Z-my-plan") && !strings.Contains(a.Dir, "Z-my-plan") {
+		t.Errorf("folder name: %s", a.Dir)
+	}
+	if a.Dir == b.Dir {
+		t.Errorf("two runs share %s", a.Dir)
+	}
+}

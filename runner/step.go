@@ -1,0 +1,238 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.starlark.net/starlark"
+)
+
+// StepInfo describes a builtin call that does I/O. It is what the journal
+// records when the step starts and what dry-run lists.
+type StepInfo struct {
+	Builtin string         // module.function, e.g. "db.exec"
+	Args    map[string]any // JSON-able summary of the arguments
+	Text    string         // the SQL or command, shown in step lists
+	Handle  string         // the handle the step acts on, if any
+}
+
+// HandleSpec is what a step that returns a handle (a connection, a host, a
+// cluster) records so that the handle can be opened again later.
+type HandleSpec struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+	Spec any    `json:"spec"`
+}
+
+// Outcome is what a step's action produced.
+type Outcome struct {
+	Value  starlark.Value // returned to the plan
+	Record any            // JSON-able result kept in the journal
+	Handle *HandleSpec    // set by steps that return a handle
+}
+
+// Action is the work of a step called from Starlark.
+type Action struct {
+	// Run does the I/O. It is not called in dry-run mode.
+	Run func(s *Step) (Outcome, error)
+	// Placeholder returns the dry-run value, of the type Run would return.
+	// Nil means None.
+	Placeholder func(s *Step) starlark.Value
+}
+
+// Step is one journaled builtin call. Its id is hierarchical: top-level steps
+// of the plan thread are "1", "2", ...; steps started inside step "2" (by Go
+// code through Child, or by Starlark code the step calls back) are "2.1",
+// "2.2", ...
+type Step struct {
+	run    *Run
+	id     string
+	info   StepInfo
+	pos    string
+	thread *starlark.Thread // the calling thread, nil for Go-level children
+
+	mu        sync.Mutex
+	nextChild int
+}
+
+// ID returns the step's hierarchical id.
+func (s *Step) ID() string { return s.id }
+
+// Context is cancelled when the run is interrupted.
+func (s *Step) Context() context.Context { return s.run.ctx }
+
+// DryRun reports whether the run only records steps.
+func (s *Step) DryRun() bool { return s.run.opts.DryRun }
+
+// Logf writes a line to the run's log, prefixed with the step id.
+func (s *Step) Logf(format string, args ...any) {
+	s.run.logf("[step %s] %s", s.id, fmt.Sprintf(format, args...))
+}
+
+// AddSecret registers a value that must never appear in output or results.
+func (s *Step) AddSecret(secret string) { s.run.redactor.add(secret) }
+
+// Child allocates the next child step. Children are numbered in the order
+// Child is called, so allocate them before starting goroutines to keep ids
+// stable across runs.
+func (s *Step) Child(info StepInfo) *Step {
+	s.mu.Lock()
+	s.nextChild++
+	n := s.nextChild
+	s.mu.Unlock()
+	return &Step{run: s.run, id: s.id + "." + strconv.Itoa(n), info: info, pos: s.pos}
+}
+
+// Execute journals the step around fn, which returns the record to keep.
+// In dry-run mode fn is not called; the step is only listed.
+func (s *Step) Execute(fn func(*Step) (any, error)) error {
+	_, err := s.execute(func(st *Step) (Outcome, error) {
+		rec, err := fn(st)
+		return Outcome{Record: rec}, err
+	}, nil)
+	return err
+}
+
+// NotePlaceholder records, in dry-run mode, that the plan's control flow
+// depended on this step's placeholder result; what says how. The position
+// is the Starlark statement evaluating at the time of the call.
+func (s *Step) NotePlaceholder(what string) {
+	if !s.DryRun() {
+		return
+	}
+	pos := s.pos
+	if s.thread != nil && s.thread.CallStackDepth() > 0 {
+		pos = s.thread.CallFrame(0).Pos.String()
+	}
+	s.run.addNote(fmt.Sprintf("%s: %s a placeholder result of step %s (%s); a real run may take another path", pos, what, s.id, s.info.Builtin))
+}
+
+// Call runs a builtin's step from Starlark: it allocates the step id,
+// journals start and end, runs the action (or, in dry-run mode, returns its
+// placeholder) and returns the value to the plan.
+func Call(thread *starlark.Thread, info StepInfo, act Action) (starlark.Value, error) {
+	r := runOf(thread)
+	if r == nil {
+		return nil, fmt.Errorf("%s: not inside a starbench run", info.Builtin)
+	}
+	st := threadState(thread)
+	var s *Step
+	if n := len(st.active); n > 0 {
+		s = st.active[n-1].Child(info)
+	} else {
+		st.next++
+		s = &Step{run: r, id: st.prefix + strconv.Itoa(st.next), info: info}
+	}
+	s.thread = thread
+	if thread.CallStackDepth() > 1 {
+		s.pos = thread.CallFrame(1).Pos.String()
+	}
+	st.active = append(st.active, s)
+	defer func() { st.active = st.active[:len(st.active)-1] }()
+	out, err := s.execute(act.Run, act.Placeholder)
+	if err != nil {
+		return nil, err
+	}
+	if out.Value == nil {
+		return starlark.None, nil
+	}
+	return out.Value, nil
+}
+
+func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step) starlark.Value) (Outcome, error) {
+	r := s.run
+	hash := s.hash()
+	if r.opts.DryRun {
+		r.listStep(StepSummary{ID: s.id, Builtin: s.info.Builtin, Text: r.redact(s.info.Text), Pos: s.pos, Handle: s.info.Handle})
+		out := Outcome{Value: starlark.None}
+		if placeholder != nil {
+			out.Value = placeholder(s)
+		}
+		return out, nil
+	}
+	if err := r.ensureDir(); err != nil {
+		return Outcome{}, err
+	}
+	start := time.Now()
+	if err := r.journal.write(&JournalRecord{
+		Event: "start", ID: s.id, Builtin: s.info.Builtin, Args: s.info.Args, Hash: hash,
+		Text: s.info.Text, Handle: s.info.Handle, Pos: s.pos, Time: start.UTC(),
+	}, false); err != nil {
+		return Outcome{}, err
+	}
+	r.countStep()
+	var out Outcome
+	var err error
+	if err = r.ctx.Err(); err == nil {
+		out, err = run(s)
+	}
+	end := &JournalRecord{
+		Event: "end", ID: s.id, Builtin: s.info.Builtin, Hash: hash, Time: time.Now().UTC(),
+		DurationMS: float64(time.Since(start).Microseconds()) / 1000, Outcome: "ok", Returns: out.Handle,
+	}
+	switch {
+	case err != nil && (r.ctx.Err() != nil || errors.Is(err, context.Canceled)):
+		end.Outcome, end.Error = "cancelled", err.Error()
+	case err != nil:
+		end.Outcome, end.Error = "error", err.Error()
+	case out.Record != nil:
+		data, merr := json.Marshal(out.Record)
+		if merr != nil {
+			end.Outcome, end.Error = "error", "cannot record result: "+merr.Error()
+			err = merr
+		} else {
+			end.Result = data
+		}
+	}
+	if jerr := r.journal.write(end, true); jerr != nil && err == nil {
+		err = jerr
+	}
+	return out, err
+}
+
+// hash identifies a step by what it does: builtin, arguments, text and the
+// handle it acts on. Secrets are redacted before hashing.
+func (s *Step) hash() string {
+	data, _ := json.Marshal(struct {
+		B string         `json:"b"`
+		A map[string]any `json:"a,omitempty"`
+		T string         `json:"t,omitempty"`
+		H string         `json:"h,omitempty"`
+	}{s.info.Builtin, s.info.Args, s.info.Text, s.info.Handle})
+	sum := sha256.Sum256([]byte(s.run.redact(string(data))))
+	return "sha256:" + hex.EncodeToString(sum[:12])
+}
+
+// StepSummary is one line of a dry-run step list.
+type StepSummary struct {
+	ID      string
+	Builtin string
+	Text    string
+	Pos     string
+	Handle  string
+}
+
+// threadSteps is the step numbering state of one Starlark thread.
+type threadSteps struct {
+	prefix string  // "" for the plan's main thread
+	next   int     // last top-level number used
+	active []*Step // steps currently executing on this thread
+}
+
+const threadStepsKey = "starbench.steps"
+
+func threadState(thread *starlark.Thread) *threadSteps {
+	st, _ := thread.Local(threadStepsKey).(*threadSteps)
+	if st == nil {
+		st = &threadSteps{}
+		thread.SetLocal(threadStepsKey, st)
+	}
+	return st
+}
