@@ -202,13 +202,13 @@ func TestParamsBadOverrides(t *testing.T) {
 
 func TestParamDeclarationErrors(t *testing.T) {
 	for src, want := range map[string]string{
-		"params(t = [])":                         "needs type=",
-		"params(t = None)":                       "needs type=",
-		"params(t = param(1, type = \"weird\"))": "unknown type",
+		"params(t = [])":                           "needs type=",
+		"params(t = None)":                         "needs type=",
+		"params(t = param(1, type = \"weird\"))":   "unknown type",
 		"params(t = param(\"x\", type = \"int\"))": "default is string",
-		"params(t = {})":                         "unsupported default",
-		"params(1)":                              "declared by keyword",
-		"params(a = 1)\nparams(b = 2)":           "called twice",
+		"params(t = {})":                           "unsupported default",
+		"params(1)":                                "declared by keyword",
+		"params(a = 1)\nparams(b = 2)":             "called twice",
 	} {
 		r := evalPlan(t, map[string]string{"plan.star": src + "\ndef main(p):\n    pass\n"}, Options{})
 		if r.err == nil || !strings.Contains(r.err.Error(), want) {

@@ -74,4 +74,3 @@ func (s *Server) Close() error {
 	<-s.done
 	return err
 }
-
