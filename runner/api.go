@@ -175,3 +175,29 @@ func Logf(thread *starlark.Thread, format string, args ...any) {
 		r.logf(format, args...)
 	}
 }
+
+// NewThread makes a Starlark thread on which a builtin can run plan code
+// concurrently (one per host, say). The calling builtin must be running as
+// a step; the new thread's steps get ids under it, "<step>.t<n>.<k>", so
+// they stay stable however the threads interleave. The thread is cancelled
+// with the run.
+func NewThread(parent *starlark.Thread, name string) (*starlark.Thread, error) {
+	r := runOf(parent)
+	if r == nil {
+		return nil, fmt.Errorf("not inside a starbench run")
+	}
+	st := threadState(parent)
+	if len(st.active) == 0 {
+		return nil, fmt.Errorf("runner.NewThread must be called from inside a step")
+	}
+	owner := st.active[len(st.active)-1]
+	owner.mu.Lock()
+	owner.threads++
+	n := owner.threads
+	owner.mu.Unlock()
+	thread := &starlark.Thread{Name: name, Load: parent.Load, Print: parent.Print}
+	thread.SetLocal(runKey, r)
+	thread.SetLocal(threadStepsKey, &threadSteps{prefix: fmt.Sprintf("%s.t%d.", owner.id, n)})
+	context.AfterFunc(r.ctx, func() { thread.Cancel("interrupted") })
+	return thread, nil
+}

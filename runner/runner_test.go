@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"encoding/json"
 	"errors"
@@ -553,5 +554,78 @@ func TestDefaultResultsFolderName(t *testing.T) {
 	}
 	if a.Dir == b.Dir {
 		t.Errorf("two runs share %s", a.Dir)
+	}
+}
+
+// A builtin that runs plan callbacks on threads of its own: probe.each(fn, n)
+// calls fn(i) on n threads at once.
+var probeEach = starlark.NewBuiltin("probe.each", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var fn starlark.Callable
+	var n int
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "fn", &fn, "n", &n); err != nil {
+		return nil, err
+	}
+	return Call(thread, StepInfo{Builtin: "probe.each"}, Action{
+		Run: func(s *Step) (Outcome, error) {
+			threads := make([]*starlark.Thread, n)
+			for i := range threads {
+				t, err := NewThread(thread, fmt.Sprintf("worker-%d", i))
+				if err != nil {
+					return Outcome{}, err
+				}
+				threads[i] = t
+			}
+			errs := make(chan error, n)
+			for i, t := range threads {
+				go func(i int, t *starlark.Thread) {
+					_, err := starlark.Call(t, fn, starlark.Tuple{starlark.MakeInt(i)}, nil)
+					errs <- err
+				}(i, t)
+			}
+			for range threads {
+				if err := <-errs; err != nil {
+					return Outcome{}, err
+				}
+			}
+			return Outcome{}, nil
+		},
+	})
+})
+
+func TestStepsOnOtherThreadsGetChildIDs(t *testing.T) {
+	probe.Members["each"] = probeEach
+	defer delete(probe.Members, "each")
+	plan := `
+def work(i):
+    probe.act("w%d-a" % i)
+    probe.act("w%d-b" % i)
+
+def main(p):
+    probe.act("first")
+    probe.each(work, 3)
+    probe.act("last")
+`
+	r := evalPlan(t, map[string]string{"plan.star": plan}, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	recs, _ := ReadJournal(filepath.Join(r.res.Dir, JournalFile))
+	byText := map[string]string{}
+	for _, rec := range recs {
+		if rec.Event == "start" {
+			byText[rec.Text] = rec.ID
+		}
+	}
+	for i := 0; i < 3; i++ {
+		for k, suffix := range []string{"a", "b"} {
+			text := fmt.Sprintf("act w%d-%s", i, suffix)
+			want := fmt.Sprintf("2.t%d.%d", i+1, k+1)
+			if byText[text] != want {
+				t.Errorf("%s: id %q, want %q", text, byText[text], want)
+			}
+		}
+	}
+	if byText["act first"] != "1" || byText["act last"] != "3" {
+		t.Errorf("ids around the threads: %v", byText)
 	}
 }

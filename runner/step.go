@@ -60,6 +60,7 @@ type Step struct {
 
 	mu        sync.Mutex
 	nextChild int
+	threads   int // threads made by NewThread under this step
 }
 
 // ID returns the step's hierarchical id.
