@@ -9,6 +9,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -21,6 +22,7 @@ type Entry struct {
 // Modules is every predeclared module, in the order `starbench doc` lists them.
 var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
+	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc},
 }
 
 // Predeclared returns the modules as plan globals.

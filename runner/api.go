@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"path/filepath"
 	"sort"
 
 	"go.starlark.net/starlark"
@@ -200,4 +203,49 @@ func NewThread(parent *starlark.Thread, name string) (*starlark.Thread, error) {
 	thread.SetLocal(threadStepsKey, &threadSteps{prefix: fmt.Sprintf("%s.t%d.", owner.id, n)})
 	context.AfterFunc(r.ctx, func() { thread.Cancel("interrupted") })
 	return thread, nil
+}
+
+// Output is where a builtin prints progress meant for the user, such as
+// sysbench's interval lines: the run's stdout, and output.log line by line.
+func Output(thread *starlark.Thread) io.Writer {
+	r := runOf(thread)
+	if r == nil {
+		return io.Discard
+	}
+	return &runOutput{r: r}
+}
+
+type runOutput struct {
+	r       *Run
+	pending []byte
+}
+
+func (o *runOutput) Write(p []byte) (int, error) {
+	text := o.r.redact(string(p))
+	if _, err := io.WriteString(o.r.stdout, text); err != nil {
+		return 0, err
+	}
+	o.pending = append(o.pending, text...)
+	for {
+		i := bytes.IndexByte(o.pending, '\n')
+		if i < 0 {
+			break
+		}
+		o.r.appendLog(string(o.pending[:i]))
+		o.pending = o.pending[i+1:]
+	}
+	return len(p), nil
+}
+
+// RelativeToResults shows a path inside the results directory relative to
+// it, as step records and result values give it.
+func RelativeToResults(thread *starlark.Thread, path string) string {
+	r := runOf(thread)
+	if r == nil || r.dir == "" {
+		return path
+	}
+	if rel, err := filepath.Rel(r.dir, path); err == nil {
+		return rel
+	}
+	return path
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/starbench/starbench/builtins/atomicfile"
 )
 
 // JournalFile is the name of the step journal inside a results directory.
@@ -70,7 +72,7 @@ func (j *journal) write(rec *JournalRecord, sync bool) error {
 		if err := os.MkdirAll(filepath.Join(j.dir, "steps"), 0o755); err != nil {
 			return err
 		}
-		if err := WriteFileAtomic(filepath.Join(j.dir, name), []byte(j.redact(string(rec.Result)))); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(j.dir, name), []byte(j.redact(string(rec.Result)))); err != nil {
 			return err
 		}
 		rec.Result, rec.ResultFile = nil, name

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"go.starlark.net/starlark"
+
+	"github.com/starbench/starbench/builtins/atomicfile"
 )
 
 // Options configure one evaluation of a plan.
@@ -330,7 +332,7 @@ func (r *Run) copySource(src *SourceFile) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	return WriteFileAtomic(dst, src.data)
+	return atomicfile.WriteFile(dst, src.data)
 }
 
 func (r *Run) writeManifest() error {
@@ -354,7 +356,7 @@ func (r *Run) writeManifestLocked() error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(r.dir, ManifestFile), append([]byte(r.redact(string(data))), '\n'))
+	return atomicfile.WriteFile(filepath.Join(r.dir, ManifestFile), append([]byte(r.redact(string(data))), '\n'))
 }
 
 func (r *Run) redact(s string) string { return r.redactor.redact(s) }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -79,6 +81,23 @@ func (s *Step) Logf(format string, args ...any) {
 
 // AddSecret registers a value that must never appear in output or results.
 func (s *Step) AddSecret(secret string) { s.run.redactor.add(secret) }
+
+// OutputDir makes the folder for this step's files inside the results
+// directory, steps/<id>-<label>/, and returns its path. In dry-run mode it
+// returns "" and makes nothing.
+func (s *Step) OutputDir(label string) (string, error) {
+	if s.DryRun() {
+		return "", nil
+	}
+	if err := s.run.ensureDir(); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(s.run.dir, "steps", s.id+"-"+label)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
 
 // Child allocates the next child step. Children are numbered in the order
 // Child is called, so allocate them before starting goroutines to keep ids

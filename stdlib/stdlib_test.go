@@ -18,6 +18,7 @@ def main(p):
     print(helpers.batches([1, 2, 3, 4, 5], 2))
     print(helpers.insert_values("t", ["a", "b", "c"], [[1, "it's", None], [2, "x\\y", True]]))
     print(helpers.table([[1, "long value"], [22, "v"]], columns = ["id", "name"]))
+    print(helpers.fixed(3.14159), helpers.fixed(2, 3), helpers.fixed(-0.005, 1), helpers.fixed(1234.5678, 0), helpers.fixed(-2.5, 2))
 `
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plan.star")
@@ -33,6 +34,7 @@ id  name
 --  ----------
 1   long value
 22  v
+3.14 2.000 0.0 1235 -2.50
 `
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -121,7 +122,7 @@ meaningless for numbers).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef("%v\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(a.runCommand(), a.checkCommand(), a.docCommand(), a.versionCommand())
+	root.AddCommand(a.runCommand(), a.checkCommand(), a.sysbenchCommand(), a.docCommand(), a.versionCommand())
 	return root
 }
 
@@ -192,4 +193,10 @@ func backtrace(e *starlark.EvalError) string {
 	}
 	b.WriteString("Error: " + e.Msg)
 	return b.String()
+}
+
+func jsonIndent(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -147,15 +147,11 @@ func describeTarget(rt resolvedTarget, display string) string {
 // configFor returns the connection config of a target, starting the
 // embedded server or a sandbox when the target is one.
 func (st *runState) configFor(ctx context.Context, thread *starlark.Thread, rt resolvedTarget) (*mysql.Config, map[string]any, error) {
-	if rt.target.Kind == db.TargetDSN {
-		cfg, err := db.ParseDSN(rt.spec)
-		return cfg, map[string]any{"kind": "dsn"}, err
-	}
-	srv, err := st.startServer(ctx, thread, rt)
+	srv, err := st.openServer(ctx, thread, rt)
 	if err != nil {
 		return nil, nil, err
 	}
-	return srv.cfg, srv.info, nil
+	return srv.Config, srv.Info, nil
 }
 
 // recordTarget puts a target's server version and global variables in the
@@ -533,3 +529,19 @@ func (c *Conn) close(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		},
 	})
 }
+
+// Config returns the connection's configuration, or nil for a dry-run
+// placeholder or a closed connection. Other modules (sysbench) open their
+// own sessions to the same target with it.
+func (c *Conn) Config() *mysql.Config {
+	if c.conn == nil {
+		return nil
+	}
+	return c.conn.Config()
+}
+
+// ID is the handle id recorded in the journal ("db1").
+func (c *Conn) ID() string { return c.id }
+
+// Display is the connection's DSN with its password redacted.
+func (c *Conn) Display() string { return c.display }

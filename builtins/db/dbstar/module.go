@@ -13,6 +13,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/targets"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -59,7 +60,7 @@ var Doc = runner.ModuleDoc{
 // recorded, and handle numbering.
 type runState struct {
 	mu         sync.Mutex
-	servers    map[string]*server
+	servers    map[string]*targets.Server
 	recorded   map[string]bool
 	nextHandle int
 	conns      []*Conn
@@ -69,7 +70,7 @@ type stateKey struct{}
 
 func stateOf(thread *starlark.Thread) *runState {
 	return runner.State(thread, stateKey{}, func() any {
-		st := &runState{servers: map[string]*server{}, recorded: map[string]bool{}}
+		st := &runState{servers: map[string]*targets.Server{}, recorded: map[string]bool{}}
 		runner.OnFinish(thread, st.closeAll)
 		return st
 	}).(*runState)
@@ -84,7 +85,7 @@ func (st *runState) closeAll() {
 		}
 	}
 	for _, s := range st.servers {
-		s.stop()
+		s.Stop()
 	}
 }
 

@@ -1,0 +1,145 @@
+package bench
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Latency histograms count microseconds from 1 µs to one hour with three
+// significant figures.
+const (
+	histLowest  = 1
+	histHighest = int64(time.Hour / time.Microsecond)
+	histSigFigs = 3
+)
+
+// NewHistogram makes a dense latency histogram with the engine's geometry.
+func NewHistogram() *hdr.Histogram { return hdr.New(histLowest, histHighest, histSigFigs) }
+
+func micros(d time.Duration) int64 {
+	us := int64(d / time.Microsecond)
+	switch {
+	case us < histLowest:
+		return histLowest
+	case us > histHighest:
+		return histHighest
+	}
+	return us
+}
+
+// Counts are the query and event counters of a worker or an interval.
+type Counts struct {
+	Events     int64 `json:"events"`
+	Reads      int64 `json:"reads"`
+	Writes     int64 `json:"writes"`
+	Others     int64 `json:"others"`
+	Errors     int64 `json:"errors"` // ignored errors
+	Reconnects int64 `json:"reconnects"`
+}
+
+// Queries is reads + writes + others.
+func (c Counts) Queries() int64 { return c.Reads + c.Writes + c.Others }
+
+func (c Counts) minus(o Counts) Counts {
+	return Counts{c.Events - o.Events, c.Reads - o.Reads, c.Writes - o.Writes, c.Others - o.Others, c.Errors - o.Errors, c.Reconnects - o.Reconnects}
+}
+
+// workerStats is one worker's handle: its own sparse histogram and
+// counters. The worker writes; the ticker reads and resets the histogram.
+type workerStats struct {
+	reads, writes, others atomic.Int64 // updated per query by the counting session
+
+	mu         sync.Mutex
+	hist       *hdr.PackedHistogram // latencies since the last tick
+	events     int64
+	errors     int64
+	reconnects int64
+	errorCodes map[string]int64
+	busy       time.Duration // time spent in events, for thread fairness
+	minLat     time.Duration
+	maxLat     time.Duration
+	sumLat     time.Duration
+	_          [64]byte // keep workers' hot fields on separate cache lines
+}
+
+func newWorkerStats() *workerStats {
+	return &workerStats{hist: hdr.NewPacked(histLowest, histHighest, histSigFigs), errorCodes: map[string]int64{}}
+}
+
+func (w *workerStats) recordEvent(lat time.Duration) {
+	w.mu.Lock()
+	_ = w.hist.RecordValue(micros(lat))
+	w.events++
+	w.busy += lat
+	w.sumLat += lat
+	if w.minLat == 0 || lat < w.minLat {
+		w.minLat = lat
+	}
+	if lat > w.maxLat {
+		w.maxLat = lat
+	}
+	w.mu.Unlock()
+}
+
+func (w *workerStats) recordError(code string, lat time.Duration) {
+	w.mu.Lock()
+	w.errors++
+	w.errorCodes[code]++
+	w.busy += lat
+	w.mu.Unlock()
+}
+
+func (w *workerStats) recordReconnect() {
+	w.mu.Lock()
+	w.reconnects++
+	w.mu.Unlock()
+}
+
+// drain moves the worker's latencies into dst and returns its counters.
+func (w *workerStats) drain(dst *hdr.Histogram) Counts {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.hist.MergeInto(dst)
+	w.hist.Reset()
+	return Counts{
+		Events: w.events, Reads: w.reads.Load(), Writes: w.writes.Load(), Others: w.others.Load(),
+		Errors: w.errors, Reconnects: w.reconnects,
+	}
+}
+
+// LatencySummary is a latency distribution in milliseconds.
+type LatencySummary struct {
+	MinMS       float64            `json:"min_ms"`
+	AvgMS       float64            `json:"avg_ms"`
+	MaxMS       float64            `json:"max_ms"`
+	SumMS       float64            `json:"sum_ms"`
+	Percentiles map[string]float64 `json:"percentiles_ms"` // "50", "95", "99.9", ...
+}
+
+// SummaryPercentiles are the percentiles every summary reports.
+var SummaryPercentiles = []float64{50, 90, 95, 99, 99.9, 99.99}
+
+// PercentileKey formats a percentile as a map key: 95 → "95", 99.9 → "99.9".
+func PercentileKey(p float64) string {
+	return trimFloat(p)
+}
+
+func percentilesOf(h *hdr.Histogram, ps []float64) map[string]float64 {
+	out := make(map[string]float64, len(ps))
+	if h.TotalCount() == 0 {
+		for _, p := range ps {
+			out[PercentileKey(p)] = 0
+		}
+		return out
+	}
+	sorted := append([]float64(nil), ps...)
+	sort.Float64s(sorted)
+	for _, p := range sorted {
+		out[PercentileKey(p)] = float64(h.ValueAtPercentile(p)) / 1000
+	}
+	return out
+}

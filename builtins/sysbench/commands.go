@@ -1,0 +1,346 @@
+package sysbench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/starbench/starbench/builtins/bench"
+)
+
+// What prepare does with tables that already exist.
+const (
+	IfExistsError = "error" // fail, naming them (sysbench's behaviour)
+	IfExistsDrop  = "drop"  // drop and prepare them again
+	IfExistsReuse = "reuse" // keep them as they are
+)
+
+// prepareBatchBytes bounds one multi-row INSERT of prepare.
+const prepareBatchBytes = 1 << 20
+
+// syncWriter serialises lines written by parallel threads.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) printf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Fprintf(s.w, format, args...)
+}
+
+// tablesOf lists the tables a script's prepare and cleanup handle.
+func tablesOf(script *Script, o *Options) []int {
+	n, first := o.Tables, 1
+	switch script.Prepare {
+	case PrepareBulk:
+		n = o.Threads // bulk_insert: one table per thread
+	case PrepareLegacyBulk:
+		n, first = o.Threads, 0 // sbtest0..sbtest<threads-1>
+	}
+	tables := make([]int, n)
+	for i := range tables {
+		tables[i] = i + first
+	}
+	return tables
+}
+
+// PrepareResult says what prepare did.
+type PrepareResult struct {
+	Tables   []string `json:"tables"`
+	Reused   []string `json:"reused,omitempty"`
+	Rows     int64    `json:"rows"`
+	Seconds  float64  `json:"seconds"`
+	RowsPerS float64  `json:"rows_per_s"`
+}
+
+// Prepare creates and loads the tables of a script, spreading tables over
+// threads as sysbench does (table i by thread (i-1) mod threads).
+func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Options, seed int64, ifExists string, out io.Writer) (*PrepareResult, error) {
+	if ifExists == "" {
+		ifExists = IfExistsError
+	}
+	if ifExists != IfExistsError && ifExists != IfExistsDrop && ifExists != IfExistsReuse {
+		return nil, fmt.Errorf("if_exists must be %s, %s or %s, not %q", IfExistsError, IfExistsDrop, IfExistsReuse, ifExists)
+	}
+	tables := tablesOf(script, o)
+	admin, err := conn.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	existing, err := existingTables(ctx, admin, tables)
+	admin.Close()
+	if err != nil {
+		return nil, err
+	}
+	res := &PrepareResult{}
+	skip := map[int]bool{}
+	if len(existing) > 0 {
+		switch ifExists {
+		case IfExistsError:
+			return nil, fmt.Errorf("tables already exist: %s (drop them with cleanup, or prepare with if_exists=drop or reuse; on the command line --if-exists=drop)", strings.Join(names(existing), ", "))
+		case IfExistsReuse:
+			for _, n := range existing {
+				skip[n] = true
+				res.Reused = append(res.Reused, TableName(n))
+			}
+		}
+	}
+	w := &syncWriter{w: out}
+	threads := o.Threads
+	if script.Prepare == PrepareLegacy {
+		threads = 1 // the legacy prepare runs in one thread
+	}
+	if threads > len(tables) {
+		threads = len(tables)
+	}
+	start := time.Now()
+	var rows sync.Map
+	var wg sync.WaitGroup
+	errs := make([]error, threads)
+	for t := 0; t < threads; t++ {
+		wg.Add(1)
+		go func(t int) {
+			defer wg.Done()
+			s, err := conn.Connect(ctx)
+			if err != nil {
+				errs[t] = fmt.Errorf("thread %d: connect: %w", t, err)
+				return
+			}
+			defer s.Close()
+			rng := NewRand(bench.WorkerSeed(seed, t), o)
+			for i := t; i < len(tables); i += threads {
+				n := tables[i]
+				if skip[n] {
+					continue
+				}
+				if ifExists == IfExistsDrop {
+					if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
+						errs[t] = err
+						return
+					}
+				}
+				loaded, err := prepareTable(ctx, s, script, o, n, rng, w)
+				if err != nil {
+					errs[t] = err
+					return
+				}
+				rows.Store(n, loaded)
+			}
+		}(t)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range tables {
+		if !skip[n] {
+			res.Tables = append(res.Tables, TableName(n))
+		}
+		if v, ok := rows.Load(n); ok {
+			res.Rows += v.(int64)
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	if res.Seconds > 0 {
+		res.RowsPerS = float64(res.Rows) / res.Seconds
+	}
+	return res, nil
+}
+
+func names(tables []int) []string {
+	out := make([]string, len(tables))
+	for i, n := range tables {
+		out[i] = TableName(n)
+	}
+	return out
+}
+
+// existingTables returns which of the tables exist in the current database.
+func existingTables(ctx context.Context, s bench.Session, tables []int) ([]int, error) {
+	var found []int
+	for _, n := range tables {
+		rows, err := s.Query(ctx, fmt.Sprintf("SHOW TABLES LIKE '%s'", TableName(n)))
+		if err != nil {
+			return nil, fmt.Errorf("look for existing tables: %w", err)
+		}
+		if rows > 0 {
+			found = append(found, n)
+		}
+	}
+	sort.Ints(found)
+	return found, nil
+}
+
+func prepareTable(ctx context.Context, s bench.Session, script *Script, o *Options, n int, rng *Rand, w *syncWriter) (int64, error) {
+	w.printf("Creating table 'sbtest%d'...\n", n)
+	ddl := CreateTableSQL(o, n)
+	switch script.Prepare {
+	case PrepareBulk:
+		_, err := s.Exec(ctx, BulkTableSQL(n))
+		return 0, err
+	case PrepareLegacyBulk:
+		_, err := s.Exec(ctx, LegacyBulkTableSQL(n))
+		return 0, err
+	case PrepareLegacy:
+		ddl = LegacyCreateTableSQL(o, n)
+	}
+	if _, err := s.Exec(ctx, ddl); err != nil {
+		return 0, fmt.Errorf("create sbtest%d: %w", n, err)
+	}
+	size := o.TableSize
+	if script.EmptyWithoutAutoInc && !o.AutoInc {
+		size = 0
+	}
+	if size > 0 {
+		w.printf("Inserting %d records into 'sbtest%d'\n", size, n)
+	}
+	var b strings.Builder
+	header := InsertHeader(o, n)
+	for id := int64(1); id <= size; id++ {
+		if b.Len() == 0 {
+			b.WriteString(header)
+		} else {
+			b.WriteByte(',')
+		}
+		k := rng.Default(1, o.TableSize)
+		appendRow(&b, o, id, k, rng.String(CTemplate), rng.String(PadTemplate))
+		if b.Len() >= prepareBatchBytes || id == size {
+			if _, err := s.Exec(ctx, b.String()); err != nil {
+				return 0, fmt.Errorf("load sbtest%d: %w", n, err)
+			}
+			b.Reset()
+		}
+	}
+	if o.CreateSecondary {
+		if script.Prepare == PrepareLegacy {
+			w.printf("Creating secondary indexes on 'sbtest%d'...\n", n)
+		} else {
+			w.printf("Creating a secondary index on 'sbtest%d'...\n", n)
+		}
+		if _, err := s.Exec(ctx, CreateIndexSQL(n)); err != nil {
+			return 0, fmt.Errorf("index sbtest%d: %w", n, err)
+		}
+	}
+	return size, nil
+}
+
+// Cleanup drops the script's tables.
+func Cleanup(ctx context.Context, conn bench.Connector, script *Script, o *Options, out io.Writer) ([]string, error) {
+	s, err := conn.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	defer s.Close()
+	var dropped []string
+	for _, n := range tablesOf(script, o) {
+		fmt.Fprintf(out, "Dropping table 'sbtest%d'...\n", n)
+		if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
+			return dropped, err
+		}
+		dropped = append(dropped, TableName(n))
+	}
+	return dropped, nil
+}
+
+// Prewarm loads the tables into the server's caches: ANALYZE TABLE, then a
+// full read of the primary key and of the rows (prewarm in 1.0.20, warmup
+// in master), tables spread over threads.
+func Prewarm(ctx context.Context, conn bench.Connector, script *Script, o *Options, out io.Writer) error {
+	tables := tablesOf(script, o)
+	threads := o.Threads
+	if threads > len(tables) {
+		threads = len(tables)
+	}
+	w := &syncWriter{w: out}
+	errs := make([]error, threads)
+	var wg sync.WaitGroup
+	for t := 0; t < threads; t++ {
+		wg.Add(1)
+		go func(t int) {
+			defer wg.Done()
+			s, err := conn.Connect(ctx)
+			if err != nil {
+				errs[t] = err
+				return
+			}
+			defer s.Close()
+			for _, q := range []string{"SET tmp_table_size=2*1024*1024*1024", "SET max_heap_table_size=2*1024*1024*1024"} {
+				if _, err := s.Exec(ctx, q); err != nil {
+					errs[t] = err
+					return
+				}
+			}
+			for i := t; i < len(tables); i += threads {
+				name := TableName(tables[i])
+				w.printf("Prewarming table %s\n", name)
+				for _, q := range []string{
+					"ANALYZE TABLE " + name,
+					fmt.Sprintf("SELECT AVG(id) FROM (SELECT * FROM %s FORCE KEY (PRIMARY) LIMIT %d) t", name, o.TableSize),
+					fmt.Sprintf("SELECT COUNT(*) FROM (SELECT * FROM %s WHERE k LIKE '%%0%%' LIMIT %d) t", name, o.TableSize),
+				} {
+					if _, err := s.Query(ctx, q); err != nil {
+						errs[t] = fmt.Errorf("prewarm %s: %w", name, err)
+						return
+					}
+				}
+			}
+		}(t)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RunOptions is what Run needs besides the sysbench options.
+type RunOptions struct {
+	Seed    int64
+	Printer *Printer
+	Sinks   []bench.Sink
+}
+
+// Run runs a script's workload and prints its output in sysbench format.
+func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions) (*bench.Result, error) {
+	o := &wl.Options
+	codes, all, err := o.IgnoredErrors()
+	if err != nil {
+		return nil, err
+	}
+	seed := ro.Seed
+	if o.RandSeed != 0 {
+		seed = o.RandSeed
+	}
+	bo := bench.Options{
+		Threads: o.Threads, Time: o.Duration(), Events: o.Events, Seed: seed,
+		IgnoreErrors: codes, IgnoreAllErrors: all,
+	}
+	if wl.Script.Prepare == PrepareBulk && o.Events == 0 && o.Time == 0 {
+		return nil, fmt.Errorf("bulk_insert needs --time or --events")
+	}
+	sinks := ro.Sinks
+	if o.ReportInterval > 0 {
+		bo.Interval = time.Duration(o.ReportInterval) * time.Second
+		if ro.Printer != nil {
+			sinks = append([]bench.Sink{bench.SinkFunc(ro.Printer.Interval)}, sinks...)
+		}
+	}
+	if ro.Printer != nil {
+		ro.Printer.RunHeader(seed)
+	}
+	res, err := bench.Run(ctx, wl, conn, bo, sinks...)
+	if res != nil && ro.Printer != nil {
+		ro.Printer.Report(res)
+	}
+	return res, err
+}

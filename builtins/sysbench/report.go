@@ -1,0 +1,180 @@
+package sysbench
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/starbench/starbench/builtins/bench"
+)
+
+// Printer writes sysbench-format output: the run header, interval lines
+// and the final report, in the layout of the options' profile.
+type Printer struct {
+	W         io.Writer
+	Opts      *Options
+	ToolLabel string // e.g. "starbench v0.1"
+}
+
+// versionLine is the first line sysbench prints.
+func (p *Printer) versionLine() string {
+	v := "1.0.20"
+	if p.Opts.Profile == ProfileMaster {
+		v = "1.1.0"
+	}
+	label := p.ToolLabel
+	if label == "" {
+		label = "starbench"
+	}
+	return fmt.Sprintf("sysbench %s (%s, Go workload engine)", v, label)
+}
+
+// Banner prints the version line that starts every command's output.
+func (p *Printer) Banner() {
+	fmt.Fprintf(p.W, "%s\n\n", p.versionLine())
+}
+
+// RunHeader prints what sysbench prints before a run starts.
+func (p *Printer) RunHeader(seed int64) {
+	o := p.Opts
+	fmt.Fprintf(p.W, "Running the test with following options:\nNumber of threads: %d\n", o.Threads)
+	if o.Rate > 0 {
+		fmt.Fprintf(p.W, "Target transaction rate: %d/sec\n", o.Rate)
+	}
+	if o.ReportInterval > 0 {
+		fmt.Fprintf(p.W, "Report intermediate results every %d second(s)\n", o.ReportInterval)
+	}
+	if o.WarmupTime > 0 && o.Profile == ProfileMaster {
+		fmt.Fprintf(p.W, "Warmup time: %ds\n", o.WarmupTime)
+	}
+	fmt.Fprintf(p.W, "Initializing random number generator from seed (%d).\n\n\n", seed)
+	fmt.Fprintf(p.W, "Initializing worker threads...\n\nThreads started!\n\n")
+}
+
+// Interval prints one interval line.
+func (p *Printer) Interval(iv *bench.Interval) {
+	c := iv.Counts
+	line := fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f)",
+		int64(math.Round(iv.End.Seconds())), iv.Threads, iv.Rate(c.Events), iv.Rate(c.Queries()),
+		iv.Rate(c.Reads), iv.Rate(c.Writes), iv.Rate(c.Others))
+	if pct := p.Opts.Percentile; pct > 0 {
+		line += fmt.Sprintf(" lat (ms,%s%%): %4.2f", trimPct(pct), percentileMS(iv.Latency, pct))
+	}
+	line += fmt.Sprintf(" err/s: %4.2f reconn/s: %4.2f", iv.Rate(c.Errors), iv.Rate(c.Reconnects))
+	fmt.Fprintln(p.W, line)
+}
+
+func trimPct(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
+
+// percentileMS is a percentile of a µs histogram in milliseconds.
+func percentileMS(h *hdr.Histogram, pct float64) float64 {
+	if h == nil || h.TotalCount() == 0 {
+		return 0
+	}
+	return float64(h.ValueAtPercentile(pct)) / 1000
+}
+
+// Report prints the final statistics.
+func (p *Printer) Report(r *bench.Result) {
+	w := p.W
+	if p.Opts.Histogram {
+		p.histogram(r.Latency)
+	}
+	secs := r.Elapsed.Seconds()
+	rate := func(n int64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	c := r.Counts
+	fmt.Fprintf(w, "SQL statistics:\n    queries performed:\n")
+	fmt.Fprintf(w, "%-41s%d\n", "        read:", c.Reads)
+	fmt.Fprintf(w, "%-41s%d\n", "        write:", c.Writes)
+	fmt.Fprintf(w, "%-41s%d\n", "        other:", c.Others)
+	fmt.Fprintf(w, "%-41s%d\n", "        total:", c.Queries())
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    transactions:", c.Events, rate(c.Events))
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    queries:", c.Queries(), rate(c.Queries()))
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    ignored errors:", c.Errors, rate(c.Errors))
+	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    reconnects:", c.Reconnects, rate(c.Reconnects))
+	fmt.Fprintln(w)
+	if p.Opts.Profile == ProfileMaster {
+		fmt.Fprintf(w, "Throughput:\n")
+		fmt.Fprintf(w, "%-41s%.4f\n", "    events/s (eps):", rate(c.Events))
+		fmt.Fprintf(w, "%-41s%.4f\n", "    time elapsed:", secs)
+		fmt.Fprintf(w, "%-41s%d\n", "    total number of events:", c.Events)
+	} else {
+		fmt.Fprintf(w, "General statistics:\n")
+		fmt.Fprintf(w, "%-41s%.4fs\n", "    total time:", secs)
+		fmt.Fprintf(w, "%-41s%d\n", "    total number of events:", c.Events)
+	}
+	fmt.Fprintln(w)
+	s := r.Summary(p.Opts.Percentile)
+	fmt.Fprintf(w, "Latency (ms):\n")
+	latLine := func(label string, v float64) {
+		fmt.Fprintf(w, "         %s%*.2f\n", label, 53-9-len(label), v)
+	}
+	latLine("min:", s.MinMS)
+	latLine("avg:", s.AvgMS)
+	latLine("max:", s.MaxMS)
+	if pct := p.Opts.Percentile; pct > 0 {
+		latLine(ordinal(pct)+" percentile:", s.Percentiles[bench.PercentileKey(pct)])
+	}
+	latLine("sum:", s.SumMS)
+	fmt.Fprintln(w)
+	ea, es, ta, ts := r.Fairness()
+	fmt.Fprintf(w, "Threads fairness:\n")
+	fmt.Fprintf(w, "%-35s%.4f/%3.2f\n", "    events (avg/stddev):", ea, es)
+	fmt.Fprintf(w, "%-35s%.4f/%3.2f\n", "    execution time (avg/stddev):", ta, ts)
+	fmt.Fprintln(w)
+}
+
+// ordinal writes a percentile as sysbench does: 95th, 99th, 99.9th.
+func ordinal(p float64) string {
+	s := trimPct(p)
+	if strings.Contains(s, ".") {
+		return s + "th"
+	}
+	n := int64(p)
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return s + "th"
+	case n%10 == 1:
+		return s + "st"
+	case n%10 == 2:
+		return s + "nd"
+	case n%10 == 3:
+		return s + "rd"
+	}
+	return s + "th"
+}
+
+// histogram prints the latency distribution like --histogram=on.
+func (p *Printer) histogram(h *hdr.Histogram) {
+	w := p.W
+	fmt.Fprintf(w, "Latency histogram (values are in milliseconds)\n")
+	fmt.Fprintf(w, "       value  ------------- distribution ------------- count\n")
+	var bars []hdr.Bar
+	var max int64
+	for _, b := range h.Distribution() {
+		if b.Count > 0 {
+			bars = append(bars, b)
+			if b.Count > max {
+				max = b.Count
+			}
+		}
+	}
+	for _, b := range bars {
+		stars := int(math.Ceil(float64(b.Count) * 40 / float64(max)))
+		fmt.Fprintf(w, "%12.3f |%-40s %d\n", float64(b.To)/1000, strings.Repeat("*", stars), b.Count)
+	}
+	fmt.Fprintf(w, " \n")
+}
+
+// Elapsed helps callers print durations in sysbench style.
+func Elapsed(d time.Duration) string { return fmt.Sprintf("%.4fs", d.Seconds()) }

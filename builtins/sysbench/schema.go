@@ -1,0 +1,83 @@
+package sysbench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Value templates of sysbench's c and pad columns: groups of 11 random
+// digits joined by dashes ('#' is a digit, '@' a lowercase letter).
+const (
+	CTemplate   = "###########-###########-###########-###########-###########-###########-###########-###########-###########-###########"
+	PadTemplate = "###########-###########-###########-###########-###########"
+)
+
+// TableName is sbtest<n>, n counted from 1.
+func TableName(n int) string { return fmt.Sprintf("sbtest%d", n) }
+
+// TableNames lists sbtest1..sbtest<n>.
+func TableNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = TableName(i + 1)
+	}
+	return names
+}
+
+// CreateTableSQL is oltp_common's table definition.
+func CreateTableSQL(o *Options, n int) string {
+	idDef := "INTEGER NOT NULL AUTO_INCREMENT"
+	if !o.AutoInc {
+		idDef = "INTEGER NOT NULL"
+	}
+	keyDef := "PRIMARY KEY"
+	if o.Secondary {
+		keyDef = "KEY xid"
+	}
+	return fmt.Sprintf("CREATE TABLE %s(\n  id %s,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  %s (id)\n) /*! ENGINE = %s */ %s",
+		TableName(n), idDef, keyDef, o.StorageEngine, o.CreateTableOptions)
+}
+
+// LegacyCreateTableSQL is oltp_legacy/common.lua's table definition.
+func LegacyCreateTableSQL(o *Options, n int) string {
+	autoInc := " AUTO_INCREMENT"
+	if !o.AutoInc {
+		autoInc = ""
+	}
+	keyDef := "PRIMARY KEY (id)"
+	if o.Secondary {
+		keyDef = "KEY xid (id)"
+	}
+	return fmt.Sprintf("CREATE TABLE sbtest%d (\nid INTEGER UNSIGNED NOT NULL%s,\nk INTEGER UNSIGNED DEFAULT '0' NOT NULL,\nc CHAR(120) DEFAULT '' NOT NULL,\npad CHAR(60) DEFAULT '' NOT NULL,\n%s\n) /*! ENGINE = %s MAX_ROWS = 1000000 */ %s",
+		n, autoInc, keyDef, o.StorageEngine, o.CreateTableOptions)
+}
+
+// LegacyBulkTableSQL is oltp_legacy/bulk_insert.lua's table.
+func LegacyBulkTableSQL(n int) string {
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS sbtest%d (\nid INTEGER UNSIGNED NOT NULL,\nk INTEGER UNSIGNED DEFAULT '0' NOT NULL,\nPRIMARY KEY (id)\n) ENGINE = InnoDB", n)
+}
+
+// CreateIndexSQL is the secondary index created after loading.
+func CreateIndexSQL(n int) string { return fmt.Sprintf("CREATE INDEX k_%d ON sbtest%d(k)", n, n) }
+
+// InsertHeader starts prepare's multi-row INSERT.
+func InsertHeader(o *Options, n int) string {
+	if o.AutoInc {
+		return fmt.Sprintf("INSERT INTO sbtest%d(k, c, pad) VALUES", n)
+	}
+	return fmt.Sprintf("INSERT INTO sbtest%d(id, k, c, pad) VALUES", n)
+}
+
+// appendRow appends one prepare row: (k, 'c', 'pad') or (id, k, 'c', 'pad').
+func appendRow(b *strings.Builder, o *Options, id, k int64, c, pad string) {
+	b.WriteByte('(')
+	if !o.AutoInc {
+		fmt.Fprintf(b, "%d, ", id)
+	}
+	fmt.Fprintf(b, "%d, '%s', '%s')", k, c, pad)
+}
+
+// BulkTableSQL is bulk_insert.lua's table: sbtest<n>(id, k).
+func BulkTableSQL(n int) string {
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS sbtest%d (\n  id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  PRIMARY KEY (id))", n)
+}

@@ -1,0 +1,500 @@
+// Package sysbenchstar is the Starlark adapter of builtins/sysbench: the
+// predeclared `sysbench` module. prepare, run, prewarm and cleanup are
+// steps; run writes a results folder per call and returns its numbers.
+package sysbenchstar
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/starbench/starbench/builtins/atomicfile"
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/sysbench"
+	"github.com/starbench/starbench/runner"
+)
+
+// Module is the predeclared `sysbench` module.
+var Module = &starlarkstruct.Module{
+	Name: "sysbench",
+	Members: starlark.StringDict{
+		"prepare":     starlark.NewBuiltin("sysbench.prepare", prepare),
+		"run":         starlark.NewBuiltin("sysbench.run", run),
+		"prewarm":     starlark.NewBuiltin("sysbench.prewarm", prewarm),
+		"cleanup":     starlark.NewBuiltin("sysbench.cleanup", cleanup),
+		"table_names": starlark.NewBuiltin("sysbench.table_names", tableNames),
+	},
+}
+
+// Doc documents the module for `starbench doc`.
+var Doc = runner.ModuleDoc{
+	Name: "sysbench",
+	Summary: "sysbench's workloads run by the Go engine: the same statements, counting and report layout as sysbench " +
+		"(profile \"1.0.20\" by default, \"master\" for master's defaults and layout). Every sysbench option is a keyword " +
+		"argument with underscores (table_size=, range_size=, skip_trx=, rand_type=, db_ps_mode=, mysql_ignore_errors=, ...); " +
+		"time= and report_interval= take durations (\"300s\" or seconds).",
+	Funcs: []runner.FuncDoc{
+		{Name: "sysbench.prepare", Signature: "sysbench.prepare(conn, tables=1, table_size=10000, threads=1, workload=\"oltp_read_write\", if_exists=\"error\", **options)",
+			Doc: "Creates and loads sbtest1..sbtestN on conn's target in parallel (table i by thread (i-1) mod threads), then " +
+				"creates the secondary index. Tables that already exist are an error naming them unless if_exists is \"drop\" " +
+				"(prepare them again) or \"reuse\" (keep them). Returns a struct: tables, reused, rows, seconds, rows_per_s."},
+		{Name: "sysbench.run", Signature: "sysbench.run(conn, workload, threads=1, time=\"10s\", events=0, tags={}, profile=\"1.0.20\", **options)",
+			Doc: "Runs a workload (oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_update_index, " +
+				"oltp_update_non_index, oltp_delete, oltp_insert, bulk_insert, select_random_points, select_random_ranges, " +
+				"oltp_legacy/insert, oltp_legacy/bulk_insert) with one connection per thread until time or events. Prints " +
+				"sysbench's output (interval lines with report_interval=) and writes steps/<id>-<workload>-t<threads>/ with " +
+				"summary.json, intervals.csv, latency.hlog and output.txt. tags are recorded with the step for reports and compare. " +
+				"Returns a struct: tps, qps, events, queries, reads, writes, others, errors, errors_by_code, reconnects, seconds, " +
+				"latency (min, avg, max, sum, p50, p90, p95, p99, p999, p9999 in ms), threads, workload, tags, dir. The statement " +
+				"stream derives from the run seed and the step, or from rand_seed= when given."},
+		{Name: "sysbench.prewarm", Signature: "sysbench.prewarm(conn, tables=1, table_size=10000, threads=1, workload=\"oltp_read_write\", **options)",
+			Doc: "ANALYZE TABLE and full reads of each table to load it into the server's caches (sysbench's prewarm; warmup in master)."},
+		{Name: "sysbench.cleanup", Signature: "sysbench.cleanup(conn, tables=1, workload=\"oltp_read_write\", threads=1)",
+			Doc: "Drops the workload's tables; returns their names."},
+		{Name: "sysbench.table_names", Signature: "sysbench.table_names(n)",
+			Doc: "Returns [\"sbtest1\", ..., \"sbtestN\"], e.g. for conn.analyze(sysbench.table_names(16))."},
+	},
+}
+
+// call is the parsed arguments of a module function.
+type call struct {
+	conn     *dbstar.Conn
+	workload string
+	opts     sysbench.Options
+	given    map[string]string // sysbench options set by keyword, canonical names
+	tags     map[string]string
+	ifExists string
+}
+
+// parseCall reads conn (and workload when wantWorkload) positionally or
+// by keyword, and every other keyword as a sysbench option.
+func parseCall(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, wantWorkload bool) (*call, error) {
+	c := &call{workload: "oltp_read_write", given: map[string]string{}, tags: map[string]string{}}
+	profile := sysbench.Profile1020
+	maxPos := 1
+	if wantWorkload {
+		maxPos = 2
+	}
+	if len(args) > maxPos {
+		return nil, fmt.Errorf("%s: got %d positional arguments, want at most %d (options are keywords)", b.Name(), len(args), maxPos)
+	}
+	var connVal starlark.Value
+	if len(args) > 0 {
+		connVal = args[0]
+	}
+	if len(args) > 1 {
+		s, ok := starlark.AsString(args[1])
+		if !ok {
+			return nil, fmt.Errorf("%s: workload must be a string, not %s", b.Name(), args[1].Type())
+		}
+		c.workload = s
+	}
+	type kv struct{ name, text string }
+	var pending []kv
+	for _, item := range kwargs {
+		name := string(item[0].(starlark.String))
+		v := item[1]
+		switch name {
+		case "conn":
+			connVal = v
+		case "workload":
+			s, ok := starlark.AsString(v)
+			if !ok {
+				return nil, fmt.Errorf("%s: workload must be a string, not %s", b.Name(), v.Type())
+			}
+			c.workload = s
+		case "profile":
+			s, ok := starlark.AsString(v)
+			if !ok {
+				return nil, fmt.Errorf("%s: profile must be a string", b.Name())
+			}
+			profile = s
+		case "if_exists":
+			s, ok := starlark.AsString(v)
+			if !ok {
+				return nil, fmt.Errorf("%s: if_exists must be a string", b.Name())
+			}
+			c.ifExists = s
+		case "tags":
+			d, ok := v.(*starlark.Dict)
+			if !ok {
+				return nil, fmt.Errorf("%s: tags must be a dict, not %s", b.Name(), v.Type())
+			}
+			for _, kv := range d.Items() {
+				k, ok := starlark.AsString(kv[0])
+				if !ok {
+					return nil, fmt.Errorf("%s: tag names must be strings", b.Name())
+				}
+				if s, ok := starlark.AsString(kv[1]); ok {
+					c.tags[k] = s
+				} else {
+					c.tags[k] = kv[1].String()
+				}
+			}
+		default:
+			opt, ok := sysbench.LookupOption(name)
+			if !ok {
+				return nil, fmt.Errorf("%s: unknown option %s (sysbench options are keywords with underscores: tables, table_size, range_size, rand_type, ...)", b.Name(), name)
+			}
+			text, err := optionText(opt, v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", b.Name(), name, err)
+			}
+			pending = append(pending, kv{opt.Name, text})
+		}
+	}
+	conn, ok := connVal.(*dbstar.Conn)
+	if !ok {
+		got := "nothing"
+		if connVal != nil {
+			got = connVal.Type()
+		}
+		return nil, fmt.Errorf("%s: the first argument must be a connection from db.connect(), got %s", b.Name(), got)
+	}
+	c.conn = conn
+	c.opts = sysbench.Defaults(profile)
+	for _, p := range pending {
+		if err := c.opts.Set(p.name, p.text); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		}
+		c.given[p.name] = p.text
+	}
+	if err := c.opts.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return c, nil
+}
+
+// durationOptions take "300s" or seconds and hold whole seconds.
+var durationOptions = map[string]bool{"time": true, "report_interval": true, "warmup_time": true}
+
+// optionText converts a keyword value to sysbench's option text.
+func optionText(opt *sysbench.Option, v starlark.Value) (string, error) {
+	if durationOptions[opt.Name] {
+		d, err := runner.DurationOf(v)
+		if err != nil {
+			return "", err
+		}
+		if d%time.Second != 0 {
+			return "", fmt.Errorf("%v is not a whole number of seconds", d)
+		}
+		return strconv.FormatInt(int64(d/time.Second), 10), nil
+	}
+	switch v := v.(type) {
+	case starlark.Bool:
+		if v {
+			return "on", nil
+		}
+		return "off", nil
+	case starlark.Int:
+		return v.String(), nil
+	case starlark.Float:
+		return strconv.FormatFloat(float64(v), 'f', -1, 64), nil
+	case starlark.String:
+		return string(v), nil
+	case *starlark.List, starlark.Tuple:
+		var parts []string
+		iter := starlark.Iterate(v)
+		defer iter.Done()
+		var e starlark.Value
+		for iter.Next(&e) {
+			s, err := optionText(opt, e)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, ","), nil
+	}
+	return "", fmt.Errorf("want a number, bool or string, not %s", v.Type())
+}
+
+// commandLine is the sysbench command line equivalent to a call, shown in
+// step lists and recorded with the step.
+func (c *call) commandLine(command string) string {
+	var names []string
+	for n := range c.given {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := []string{"sysbench", c.workload}
+	if c.opts.Profile != sysbench.Profile1020 {
+		parts = append(parts, "--profile="+c.opts.Profile)
+	}
+	for _, n := range names {
+		parts = append(parts, "--"+n+"="+c.given[n])
+	}
+	return strings.Join(append(parts, command), " ")
+}
+
+func (c *call) args() map[string]any {
+	a := map[string]any{"workload": c.workload, "options": c.given, "profile": c.opts.Profile}
+	if len(c.tags) > 0 {
+		a["tags"] = c.tags
+	}
+	return a
+}
+
+// connector opens sessions on the call's connection target.
+func (c *call) connector() (*bench.SQLConnector, error) {
+	cfg := c.conn.Config()
+	if cfg == nil {
+		return nil, fmt.Errorf("connection %s is closed", c.conn.ID())
+	}
+	return bench.NewSQLConnector(cfg, bench.PSMode(c.opts.PSMode)), nil
+}
+
+func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	c, err := parseCall(b, args, kwargs, false)
+	if err != nil {
+		return nil, err
+	}
+	script, err := sysbench.LookupScript(c.workload)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	info := runner.StepInfo{Builtin: "sysbench.prepare", Args: c.args(), Text: c.commandLine("prepare"), Handle: c.conn.ID()}
+	info.Args["if_exists"] = c.ifExists
+	return runner.Call(thread, info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.connector()
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			defer conn.Close()
+			res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(thread, s, c.opts.RandSeed), c.ifExists, runner.Output(thread))
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{Value: prepareValue(res, false), Record: res}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return prepareValue(&sysbench.PrepareResult{}, true) },
+	})
+}
+
+func prepareValue(r *sysbench.PrepareResult, placeholder bool) starlark.Value {
+	return starlarkstruct.FromStringDict(starlark.String("prepare_result"), starlark.StringDict{
+		"tables":      stringList(r.Tables),
+		"reused":      stringList(r.Reused),
+		"rows":        starlark.MakeInt64(r.Rows),
+		"seconds":     starlark.Float(r.Seconds),
+		"rows_per_s":  starlark.Float(r.RowsPerS),
+		"placeholder": starlark.Bool(placeholder),
+	})
+}
+
+func stringList(ss []string) *starlark.List {
+	vals := make([]starlark.Value, len(ss))
+	for i, s := range ss {
+		vals[i] = starlark.String(s)
+	}
+	return starlark.NewList(vals)
+}
+
+// stepSeed derives a step's seed from the run seed and the step id, so
+// every step has its own stream and the same run seed repeats it; an
+// explicit rand_seed wins.
+func stepSeed(thread *starlark.Thread, s *runner.Step, explicit int64) int64 {
+	if explicit != 0 {
+		return explicit
+	}
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], uint64(runner.Seed(thread)))
+	sum := sha256.Sum256(append(buf[:], s.ID()...))
+	return int64(binary.LittleEndian.Uint64(sum[:8]) & (1<<53 - 1))
+}
+
+func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	c, err := parseCall(b, args, kwargs, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) < 2 && !hasKeyword(kwargs, "workload") {
+		return nil, fmt.Errorf("%s: missing the workload, e.g. sysbench.run(conn, \"oltp_read_write\", threads = 16)", b.Name())
+	}
+	wl, err := sysbench.NewWorkload(c.workload, c.opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	info := runner.StepInfo{Builtin: "sysbench.run", Args: c.args(), Text: c.commandLine("run"), Handle: c.conn.ID()}
+	return runner.Call(thread, info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			return runWorkload(thread, b, s, c, wl)
+		},
+		Placeholder: func(*runner.Step) starlark.Value {
+			sum := &bench.Summary{Workload: wl.Meta(), Threads: c.opts.Threads, Tags: c.tags, Latency: bench.LatencySummary{Percentiles: map[string]float64{}}}
+			return resultValue(sum, "", true)
+		},
+	})
+}
+
+func hasKeyword(kwargs []starlark.Tuple, name string) bool {
+	for _, kv := range kwargs {
+		if string(kv[0].(starlark.String)) == name {
+			return true
+		}
+	}
+	return false
+}
+
+func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c *call, wl *sysbench.Workload) (runner.Outcome, error) {
+	conn, err := c.connector()
+	if err != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	defer conn.Close()
+	dir, err := s.OutputDir(strings.ReplaceAll(c.workload, "/", "-") + "-t" + strconv.Itoa(c.opts.Threads))
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	var output bytes.Buffer
+	printer := &sysbench.Printer{W: io.MultiWriter(runner.Output(thread), &output), Opts: &wl.Options, ToolLabel: "starbench"}
+	printer.Banner()
+	seed := stepSeed(thread, s, c.opts.RandSeed)
+	ctx := s.Context()
+	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer})
+	if res == nil {
+		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
+	}
+	sum := bench.Summarize(res, c.opts.Percentile)
+	sum.Tags, sum.Options, sum.Seed, sum.Target = c.tags, c.opts.Map(), seed, c.conn.Display()
+	if runErr != nil {
+		sum.Status, sum.Error = "failed", runner.Redact(thread, runErr.Error())
+	}
+	if err := bench.WriteResults(dir, res, sum); err != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: write results: %w", b.Name(), err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, bench.OutputFile), []byte(runner.Redact(thread, output.String()))); err != nil {
+		return runner.Outcome{}, err
+	}
+	rel := runner.RelativeToResults(thread, dir)
+	if runErr != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
+	}
+	if res.Stopped == "interrupted" || ctx.Err() != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: interrupted after %.1fs; partial results in %s: %w", b.Name(), res.Elapsed.Seconds(), rel, context.Canceled)
+	}
+	return runner.Outcome{Value: resultValue(sum, rel, false), Record: map[string]any{"dir": rel, "summary": sum}}, nil
+}
+
+// resultValue is what sysbench.run returns to the plan.
+func resultValue(s *bench.Summary, dir string, placeholder bool) starlark.Value {
+	byCode := starlark.NewDict(len(s.ErrorsByCode))
+	for code, n := range s.ErrorsByCode {
+		_ = byCode.SetKey(starlark.String(code), starlark.MakeInt64(n))
+	}
+	tags := starlark.NewDict(len(s.Tags))
+	for k, v := range s.Tags {
+		_ = tags.SetKey(starlark.String(k), starlark.String(v))
+	}
+	pcts := starlark.NewDict(len(s.Latency.Percentiles))
+	lat := starlark.StringDict{
+		"min": starlark.Float(s.Latency.MinMS), "avg": starlark.Float(s.Latency.AvgMS),
+		"max": starlark.Float(s.Latency.MaxMS), "sum": starlark.Float(s.Latency.SumMS),
+	}
+	for k, v := range s.Latency.Percentiles {
+		_ = pcts.SetKey(starlark.String(k), starlark.Float(v))
+		lat["p"+strings.ReplaceAll(k, ".", "")] = starlark.Float(v)
+	}
+	for _, p := range bench.SummaryPercentiles {
+		name := "p" + strings.ReplaceAll(bench.PercentileKey(p), ".", "")
+		if _, ok := lat[name]; !ok {
+			lat[name] = starlark.Float(0)
+		}
+	}
+	lat["percentiles"] = pcts
+	return starlarkstruct.FromStringDict(starlark.String("sysbench_result"), starlark.StringDict{
+		"workload":       starlark.String(s.Workload.Name),
+		"threads":        starlark.MakeInt(s.Threads),
+		"tags":           tags,
+		"tps":            starlark.Float(s.TPS),
+		"qps":            starlark.Float(s.QPS),
+		"events":         starlark.MakeInt64(s.Events),
+		"queries":        starlark.MakeInt64(s.Queries),
+		"reads":          starlark.MakeInt64(s.Reads),
+		"writes":         starlark.MakeInt64(s.Writes),
+		"others":         starlark.MakeInt64(s.Others),
+		"errors":         starlark.MakeInt64(s.Errors),
+		"errors_by_code": byCode,
+		"reconnects":     starlark.MakeInt64(s.Reconnects),
+		"seconds":        starlark.Float(s.Seconds),
+		"latency":        starlarkstruct.FromStringDict(starlark.String("latency"), lat),
+		"dir":            starlark.String(dir),
+		"placeholder":    starlark.Bool(placeholder),
+	})
+}
+
+func prewarm(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	c, err := parseCall(b, args, kwargs, false)
+	if err != nil {
+		return nil, err
+	}
+	script, err := sysbench.LookupScript(c.workload)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	info := runner.StepInfo{Builtin: "sysbench.prewarm", Args: c.args(), Text: c.commandLine("prewarm"), Handle: c.conn.ID()}
+	return runner.Call(thread, info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.connector()
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			defer conn.Close()
+			if err := sysbench.Prewarm(s.Context(), conn, script, &c.opts, runner.Output(thread)); err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{}, nil
+		},
+	})
+}
+
+func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	c, err := parseCall(b, args, kwargs, false)
+	if err != nil {
+		return nil, err
+	}
+	script, err := sysbench.LookupScript(c.workload)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	info := runner.StepInfo{Builtin: "sysbench.cleanup", Args: c.args(), Text: c.commandLine("cleanup"), Handle: c.conn.ID()}
+	return runner.Call(thread, info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.connector()
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			defer conn.Close()
+			dropped, err := sysbench.Cleanup(s.Context(), conn, script, &c.opts, runner.Output(thread))
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{Value: stringList(dropped), Record: dropped}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return stringList(nil) },
+	})
+}
+
+func tableNames(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var n int
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "n", &n); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("%s: n must be at least 1, got %d", b.Name(), n)
+	}
+	return stringList(sysbench.TableNames(n)), nil
+}

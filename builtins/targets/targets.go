@@ -1,0 +1,71 @@
+// Package targets opens what a --target names: a server reached by DSN,
+// the embedded in-process server, or a throwaway sandbox server. It is
+// shared by the db module and the sysbench command line and has no
+// Starlark in it.
+package targets
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/embedded"
+	"github.com/starbench/starbench/builtins/sandbox"
+)
+
+// Server is an opened target.
+type Server struct {
+	Config *mysql.Config
+	// Info is what the manifest says about the target besides its server
+	// version and variables: kind, engine, port.
+	Info map[string]any
+	// Secret is a password starbench made up (sandbox) and must redact.
+	Secret string
+	// Banner, when set, must be printed and recorded for every run on it.
+	Banner string
+	// Note is a line for the run log (where a sandbox lives).
+	Note string
+	stop func()
+}
+
+// Stop ends a server starbench started; it does nothing for a DSN.
+func (s *Server) Stop() {
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
+}
+
+// Open resolves a parsed target, starting the embedded server or a sandbox
+// when it names one.
+func Open(ctx context.Context, t db.Target) (*Server, error) {
+	switch t.Kind {
+	case db.TargetDSN:
+		cfg, err := db.ParseDSN(t.DSN)
+		if err != nil {
+			return nil, err
+		}
+		return &Server{Config: cfg, Info: map[string]any{"kind": "dsn"}}, nil
+	case db.TargetEmbedded:
+		srv, err := embedded.Start("sbtest")
+		if err != nil {
+			return nil, err
+		}
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", srv.Addr(), "sbtest"
+		cfg.Timeout = db.DefaultConnectTimeout
+		return &Server{Config: cfg, Banner: embedded.Banner, stop: func() { _ = srv.Close() },
+			Info: map[string]any{"kind": "embedded", "engine": "go-mysql-server"}}, nil
+	case db.TargetSandbox:
+		m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("start sandbox %s: %w", t.Engine, err)
+		}
+		return &Server{Config: m.Config(), Secret: m.Password(), stop: func() { _ = m.Stop() },
+			Info: map[string]any{"kind": "sandbox", "engine": t.Engine, "port": m.Port},
+			Note: fmt.Sprintf("started sandbox %s %s on 127.0.0.1:%d (data in %s)", t.Engine, m.Version, m.Port, m.Dir)}, nil
+	}
+	return nil, fmt.Errorf("unknown target kind %q", t.Kind)
+}

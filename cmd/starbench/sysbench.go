@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/spf13/cobra"
+
+	"github.com/starbench/starbench/builtins/atomicfile"
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/sysbench"
+	"github.com/starbench/starbench/builtins/targets"
+	"github.com/starbench/starbench/runner"
+)
+
+const sysbenchLong = `Sysbench runs sysbench command lines, as printed in benchmark reports, with starbench's Go
+workload engine: the same statements, the same counting, the same report layout (profile 1.0.20 by
+default, --profile=master for sysbench master's defaults and layout).
+
+Options may come before or after the script and the command. The script is a name or a path
+(recognised by its base name; the Lua file need not exist): oltp_point_select, oltp_read_only,
+oltp_read_write, oltp_write_only, oltp_update_index, oltp_update_non_index, oltp_delete,
+oltp_insert, bulk_insert, select_random_points, select_random_ranges, oltp_common (for prepare and
+cleanup), and the legacy oltp_legacy/insert.lua and oltp_legacy/bulk_insert.lua. Commands: prepare,
+prewarm (warmup in master), run, cleanup, help.
+
+Connection: sysbench's --mysql-host (a list spreads connections), --mysql-port, --mysql-socket,
+--mysql-user, --mysql-password, --mysql-db; or starbench's --target DSN|embedded|sandbox:mariadb.
+
+starbench additions: --profile=1.0.20|master, --target, --out DIR (results folder of a run; default
+results/<UTC time>-sysbench-<script>/), --if-exists=error|drop|reuse (prepare on existing tables).
+--rand-seed=N makes the statement stream repeatable: the same seed gives every thread the same
+statements (when it is 0 a seed is drawn and printed).
+
+Every run writes a results folder: summary.json, intervals.csv, latency.hlog (HdrHistogram log),
+output.txt (exactly what was printed) and manifest.json. Passwords never appear in it.
+
+Exit codes: 0 ok, 1 the command failed, 2 bad command line, 130 interrupted.`
+
+func (a *app) sysbenchCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sysbench [options] SCRIPT COMMAND [options]",
+		Short: "Run sysbench command lines (prepare, run, cleanup) with the Go workload engine",
+		Long:  sysbenchLong,
+		Example: `  starbench sysbench oltp_read_write --tables=16 --table-size=10000 --threads=16 --mysql-host=127.0.0.1 --mysql-port=4000 --mysql-user=root prepare
+  starbench sysbench --db-driver=mysql /usr/share/sysbench/oltp_point_select.lua --mysql-host=127.0.0.1 --mysql-port=4000 --mysql-user=root --tables=16 --table-size=10000 --threads=150 --time=300 --report-interval=10 run
+  starbench sysbench oltp_read_only --target sandbox:mariadb --table-size=1000 prepare
+  starbench sysbench oltp_read_write help`,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runSysbench(cmd, args)
+		},
+	}
+	return cmd
+}
+
+func (a *app) runSysbench(cmd *cobra.Command, args []string) error {
+	cl, err := sysbench.ParseCommandLine(args)
+	if err != nil {
+		return usagef("sysbench: %v\nRun 'starbench sysbench --help' for usage.", err)
+	}
+	if cl.MySQL.Password != "" {
+		a.redact = redactor([]string{cl.MySQL.Password})
+	}
+	if cl.Version {
+		fmt.Fprintf(a.stdout, "sysbench 1.0.20 compatible (starbench %s)\n", toolVersion())
+		return nil
+	}
+	if cl.Help && cl.Script == "" {
+		if err := cmd.Help(); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "\n%s", sysbench.GeneralHelp(&cl.Options))
+		return nil
+	}
+	script, err := sysbench.LookupScript(cl.Script)
+	if err != nil {
+		return usagef("sysbench: %v", err)
+	}
+	printer := &sysbench.Printer{W: a.stdout, Opts: &cl.Options, ToolLabel: "starbench " + toolVersion()}
+	if cl.Help || cl.Command == "help" {
+		printer.Banner()
+		fmt.Fprint(a.stdout, sysbench.HelpText(script, &cl.Options))
+		return nil
+	}
+	wl, err := sysbench.NewWorkload(cl.Script, cl.Options)
+	if err != nil {
+		return usagef("sysbench: %v", err)
+	}
+	ctx := cmd.Context()
+	cfgs, info, stop, err := a.sysbenchEndpoints(ctx, cl)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	var connectors []bench.Connector
+	for _, c := range cfgs {
+		connectors = append(connectors, bench.NewSQLConnector(c, bench.PSMode(cl.Options.PSMode)))
+	}
+	conn := &bench.RoundRobin{Connectors: connectors}
+	defer func() {
+		for _, c := range connectors {
+			c.(*bench.SQLConnector).Close()
+		}
+	}()
+
+	var output bytes.Buffer
+	printer.W = io.MultiWriter(a.stdout, &output)
+	printer.Banner()
+	o := &cl.Options
+	switch cl.Command {
+	case "prepare":
+		_, err = sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed, cl.IfExists, printer.W)
+	case "cleanup":
+		_, err = sysbench.Cleanup(ctx, conn, script, o, printer.W)
+	case "prewarm", "warmup":
+		err = sysbench.Prewarm(ctx, conn, script, o, printer.W)
+	case "run":
+		return a.sysbenchRun(ctx, cl, wl, conn, cfgs, info, printer, &output)
+	}
+	return wrapInterrupt(ctx, err)
+}
+
+// sysbenchEndpoints resolves --target or the --mysql-* options.
+func (a *app) sysbenchEndpoints(ctx context.Context, cl *sysbench.CommandLine) ([]*mysql.Config, map[string]any, func(), error) {
+	if cl.Target == "" {
+		if env := os.Getenv("STARBENCH_TARGET"); env != "" && !cl.MySQL.Given {
+			cl.Target = env
+		}
+	}
+	if cl.Target == "" {
+		return cl.MySQL.Configs(), map[string]any{"kind": "dsn"}, func() {}, nil
+	}
+	if cl.MySQL.Given {
+		return nil, nil, nil, usagef("sysbench: give either --target or --mysql-host/--mysql-port/--mysql-socket, not both")
+	}
+	t, err := db.ParseTarget(cl.Target)
+	if err != nil {
+		return nil, nil, nil, usagef("sysbench: --target %s: %v", db.RedactDSNText(cl.Target), err)
+	}
+	srv, err := targets.Open(ctx, t)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	secrets := []string{srv.Secret, cl.MySQL.Password}
+	if srv.Config.Passwd != "" {
+		secrets = append(secrets, srv.Config.Passwd)
+	}
+	a.redact = redactor(secrets)
+	if srv.Banner != "" {
+		fmt.Fprintf(a.stderr, "\n%s\n\n", srv.Banner)
+	}
+	return []*mysql.Config{srv.Config}, srv.Info, srv.Stop, nil
+}
+
+func wrapInterrupt(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", runner.ErrInterrupted, err)
+	}
+	return err
+}
+
+// sysbenchRun runs the workload and writes its results folder.
+func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sysbench.Workload, conn bench.Connector,
+	cfgs []*mysql.Config, info map[string]any, printer *sysbench.Printer, output *bytes.Buffer) error {
+	seed := cl.Options.RandSeed
+	if seed == 0 {
+		seed = time.Now().UnixNano() & (1<<53 - 1)
+	}
+	dir, err := sysbenchResultsDir(cl)
+	if err != nil {
+		return err
+	}
+	manifest := runner.Manifest{
+		Tool:        runner.ToolInfo{Name: "starbench", Version: toolVersion()},
+		Plan:        "sysbench " + wl.Script.Name,
+		CommandLine: redactAll(a.redact, os.Args),
+		Seed:        seed,
+		Host:        runner.ReadHostInfo(),
+		Targets:     map[string]any{"default": a.describeServer(ctx, cfgs, info)},
+		Started:     time.Now().UTC(),
+		Status:      runner.StatusRunning,
+	}
+	if err := writeManifest(dir, manifest, a.redact); err != nil {
+		return err
+	}
+	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer})
+	end := time.Now().UTC()
+	manifest.Ended = &end
+	manifest.Status = runner.StatusCompleted
+	if res != nil {
+		sum := bench.Summarize(res, cl.Options.Percentile)
+		sum.Options, sum.Seed = cl.Options.Map(), seed
+		sum.Target = endpoints(cfgs)
+		if runErr != nil {
+			sum.Status, sum.Error = runner.StatusFailed, a.redact(runErr.Error())
+		}
+		if err := bench.WriteResults(dir, res, sum); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, bench.OutputFile), []byte(a.redact(output.String()))); err != nil {
+			return err
+		}
+		if res.Stopped == "interrupted" {
+			manifest.Status = runner.StatusInterrupted
+		}
+	}
+	if runErr != nil {
+		manifest.Status, manifest.Error = runner.StatusFailed, a.redact(runErr.Error())
+	}
+	if err := writeManifest(dir, manifest, a.redact); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "results: %s (%s)\n", dir, manifest.Status)
+	if runErr != nil {
+		return wrapInterrupt(ctx, runErr)
+	}
+	if manifest.Status == runner.StatusInterrupted {
+		return runner.ErrInterrupted
+	}
+	return nil
+}
+
+func sysbenchResultsDir(cl *sysbench.CommandLine) (string, error) {
+	if cl.Out != "" {
+		if entries, err := os.ReadDir(cl.Out); err == nil && len(entries) > 0 {
+			return "", usagef("sysbench: --out %s exists and is not empty", cl.Out)
+		}
+		return cl.Out, os.MkdirAll(cl.Out, 0o755)
+	}
+	name := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(cl.Script), ".lua"), "/", "-")
+	if strings.Contains(cl.Script, "oltp_legacy/") {
+		name = "oltp_legacy-" + name
+	}
+	base := filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-sysbench-"+name)
+	dir := base
+	for i := 2; ; i++ {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// describeServer records the server version and variables of the first endpoint.
+func (a *app) describeServer(ctx context.Context, cfgs []*mysql.Config, info map[string]any) map[string]any {
+	out := map[string]any{"endpoints": endpoints(cfgs)}
+	for k, v := range info {
+		out[k] = v
+	}
+	c, err := db.Open(ctx, cfgs[0])
+	if err != nil {
+		out["error"] = a.redact(err.Error())
+		return out
+	}
+	defer c.Close()
+	if v, err := c.Version(ctx); err == nil {
+		out["server_version"] = v
+	}
+	if vars, err := c.Variables(ctx, ""); err == nil {
+		out["variables"] = vars
+	}
+	return out
+}
+
+func endpoints(cfgs []*mysql.Config) string {
+	var parts []string
+	for _, c := range cfgs {
+		parts = append(parts, db.Redacted(c))
+	}
+	return strings.Join(parts, ",")
+}
+
+func writeManifest(dir string, m runner.Manifest, redact func(string) string) error {
+	var buf bytes.Buffer
+	if err := jsonIndent(&buf, m); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, runner.ManifestFile), []byte(redact(buf.String())))
+}
+
+func redactAll(redact func(string) string, args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = redact(a)
+	}
+	return out
+}
