@@ -8,6 +8,7 @@ set -euo pipefail
 needs=(
   "mariadbd mariadb-server"
   "mariadb-install-db mariadb-server"
+  "sysbench sysbench"
 )
 
 missing_pkgs=()

@@ -105,6 +105,9 @@ type Interval struct {
 	Threads    int
 	Counts     Counts
 	Latency    *hdr.Histogram // this interval's latencies (µs)
+	// Partial marks the last interval, cut short by the end of the run;
+	// sinks never see it (as sysbench never prints it).
+	Partial bool
 }
 
 // Seconds is the interval's length.
@@ -138,7 +141,8 @@ type Result struct {
 	PerThread  []ThreadStats
 	Intervals  []*Interval
 	StartTime  time.Time
-	Stopped    string // "time", "events", "interrupted"
+	Interval   time.Duration // statistics interval
+	Stopped    string        // "time", "events", "interrupted"
 }
 
 // Summary reduces the latencies to milliseconds and the percentiles asked for.
@@ -192,7 +196,7 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 		return nil, err
 	}
 
-	res := &Result{Meta: wl.Meta(), Threads: opts.Threads, ErrorCodes: map[string]int64{}, Latency: NewHistogram()}
+	res := &Result{Meta: wl.Meta(), Threads: opts.Threads, ErrorCodes: map[string]int64{}, Latency: NewHistogram(), Interval: opts.Interval}
 	var stop atomic.Bool
 	var stopReason atomic.Value
 	var issued atomic.Int64
@@ -254,6 +258,9 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 			defer wg.Done()
 			for !stop.Load() {
 				if opts.Events > 0 && issued.Add(1) > opts.Events {
+					// Give the slot back: a worker whose event failed with an
+					// ignored error may still need it for its retry.
+					issued.Add(-1)
 					stopReason.CompareAndSwap(nil, "events")
 					return
 				}
@@ -368,9 +375,8 @@ func newTicker(res *Result, workers []*worker, opts Options, start time.Time, si
 func (t *ticker) collect(now time.Duration) { t.collectAt(now, true) }
 
 // collectFinal takes what the workers did after the last tick. Like
-// sysbench, it reports no partial interval to the sinks; it keeps it in the
-// intervals only when it is long enough (a tenth of an interval) for its
-// rates to mean something. Its counts always go into the totals.
+// sysbench, it reports no partial interval to the sinks; it is kept in
+// Intervals (marked Partial) so that they add up to the totals.
 func (t *ticker) collectFinal(now time.Duration) {
 	t.collectAt(now, false)
 }
@@ -392,12 +398,9 @@ func (t *ticker) collectAt(now time.Duration, report bool) {
 		total.Errors += c.Errors
 		total.Reconnects += c.Reconnects
 	}
-	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h}
+	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h, Partial: !report}
 	t.last, t.lastEnd = total, now
 	t.res.Latency.Merge(h)
-	if !report && iv.End-iv.Start < t.opts.Interval/10 {
-		return
-	}
 	t.res.Intervals = append(t.res.Intervals, iv)
 	if report {
 		for _, s := range t.sinks {

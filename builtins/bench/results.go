@@ -120,6 +120,9 @@ func intervalsCSV(r *Result) []byte {
 	_ = w.Write(IntervalColumns)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	for _, iv := range r.Intervals {
+		if iv.Partial && iv.End-iv.Start < r.Interval/10 {
+			continue // a few milliseconds at the end: its rates would mean nothing
+		}
 		c := iv.Counts
 		p := func(q float64) string {
 			if iv.Latency.TotalCount() == 0 {

@@ -96,6 +96,9 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	if script.Prepare == PrepareLegacy {
 		threads = 1 // the legacy prepare runs in one thread
 	}
+	if threads > 1 {
+		w.printf("Initializing worker threads...\n\n")
+	}
 	if threads > len(tables) {
 		threads = len(tables)
 	}
@@ -260,6 +263,13 @@ func Prewarm(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 		threads = len(tables)
 	}
 	w := &syncWriter{w: out}
+	if o.Threads > 1 {
+		w.printf("Initializing worker threads...\n\n")
+	}
+	verb := "Prewarming"
+	if o.Profile == ProfileMaster {
+		verb = "Preloading"
+	}
 	errs := make([]error, threads)
 	var wg sync.WaitGroup
 	for t := 0; t < threads; t++ {
@@ -280,7 +290,7 @@ func Prewarm(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 			}
 			for i := t; i < len(tables); i += threads {
 				name := TableName(tables[i])
-				w.printf("Prewarming table %s\n", name)
+				w.printf("%s table %s\n", verb, name)
 				for _, q := range []string{
 					"ANALYZE TABLE " + name,
 					fmt.Sprintf("SELECT AVG(id) FROM (SELECT * FROM %s FORCE KEY (PRIMARY) LIMIT %d) t", name, o.TableSize),

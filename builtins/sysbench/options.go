@@ -99,7 +99,7 @@ type Option struct {
 func atLeast(name string, get func(o *Options) int64, min int64) func(o *Options) error {
 	return func(o *Options) error {
 		if v := get(o); v < min {
-			return fmt.Errorf("invalid value for --%s: %d (must be at least %d)", name, v, min)
+			return fmt.Errorf("invalid value for --%s: %d (must be at least %d)", strings.ReplaceAll(name, "_", "-"), v, min)
 		}
 		return nil
 	}

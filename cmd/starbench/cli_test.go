@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/starbench/starbench/builtins/sandbox"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/runner"
 )
@@ -83,7 +84,13 @@ func outDir(t *testing.T) string { return filepath.Join(t.TempDir(), "out") }
 func TestQuickstartOnEmbeddedTarget(t *testing.T) {
 	out := outDir(t)
 	r := starbench(t, []string{"STARBENCH_TARGET="}, "run", "plans/quickstart.star", "--out", out)
-	expect(t, r, 0, "created qs1 and loaded 2000 rows", "analyzed qs1, qs2", "embedded go-mysql-server", "results: "+out+" (completed)")
+	expect(t, r, 0, "Creating table 'sbtest2'...", "[ 2s ] thds: 4 tps:", "oltp_read_only, 2 tables x 1000 rows, 2s per level:",
+		"threads  tps", "embedded go-mysql-server", "results: "+out+" (completed)")
+	for _, step := range []string{"5-oltp_read_only-t1", "6-oltp_read_only-t2", "7-oltp_read_only-t4"} {
+		if _, err := os.Stat(filepath.Join(out, "steps", step, "summary.json")); err != nil {
+			t.Errorf("benchmark step folder: %v", err)
+		}
+	}
 	data, err := os.ReadFile(filepath.Join(out, runner.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
@@ -281,15 +288,15 @@ func TestDryRunAndCheckOpenNoConnection(t *testing.T) {
 func TestSandboxTargetFromCLI(t *testing.T) {
 	sandboxtest.Require(t)
 	out := outDir(t)
-	r := starbench(t, nil, "run", "plans/quickstart.star", "--target", "sandbox:mariadb", "--out", out, "-p", "rows=500")
-	expect(t, r, 0, "MariaDB", "created qs2 and loaded 500 rows")
+	r := starbench(t, nil, "run", "plans/quickstart.star", "--target", "sandbox:mariadb", "--out", out, "-p", "table_size=500", "-p", "threads=2", "-p", "time=1s")
+	expect(t, r, 0, "MariaDB", "Inserting 500 records into 'sbtest2'", "[ 1s ] thds: 2 tps:")
 	if strings.Contains(r.stderr, "embedded go-mysql-server") {
 		t.Errorf("the embedded banner was printed for a sandbox run")
 	}
 }
 
 func TestHelpHasExamples(t *testing.T) {
-	for _, cmd := range []string{"run", "check", "doc", "version"} {
+	for _, cmd := range []string{"run", "check", "sysbench", "doc", "version"} {
 		r := starbench(t, nil, cmd, "--help")
 		expect(t, r, 0, "Examples:", "starbench "+cmd)
 	}
@@ -336,4 +343,50 @@ func TestReadmeReferenceIsCurrent(t *testing.T) {
 	if section != r.stdout {
 		t.Errorf("README reference is stale; regenerate it with: go run ./cmd/starbench doc --markdown")
 	}
+}
+
+// sysbench command lines as printed in reports run against a real server.
+func TestSysbenchCommandLines(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	host, port, _ := strings.Cut(m.Config().Addr, ":")
+	conn := []string{"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + m.Password()}
+	args := func(extra ...string) []string { return append(append([]string{"sysbench"}, conn...), extra...) }
+
+	r := starbench(t, nil, args("--db-driver=mysql", "/usr/share/sysbench/oltp_read_write.lua", "--tables=2", "--table-size=500", "--threads=2", "prepare")...)
+	expect(t, r, 0, "Creating table 'sbtest1'...", "Inserting 500 records into 'sbtest2'", "Creating a secondary index on 'sbtest2'...")
+	r = starbench(t, nil, args("oltp_read_write", "--tables=2", "--table-size=500", "prepare")...)
+	expect(t, r, 1, "tables already exist: sbtest1, sbtest2")
+
+	out := outDir(t)
+	r = starbench(t, nil, args("oltp_read_write", "--tables=2", "--table-size=500", "run", "--threads=2", "--time=2", "--report-interval=1", "--out", out)...)
+	expect(t, r, 0, "Number of threads: 2", "[ 1s ] thds: 2 tps:", "[ 2s ] thds: 2 tps:", "SQL statistics:", "95th percentile:", "results: "+out+" (completed)")
+	for _, f := range []string{"summary.json", "intervals.csv", "latency.hlog", "output.txt", "manifest.json"} {
+		data, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Errorf("results folder lacks %s", f)
+		}
+		if bytes.Contains(data, []byte(m.Password())) {
+			t.Errorf("%s holds the password", f)
+		}
+	}
+	printed, _ := os.ReadFile(filepath.Join(out, "output.txt"))
+	if !strings.Contains(r.stdout, string(printed)) || len(printed) < 500 {
+		t.Errorf("output.txt is not what was printed (%d bytes)", len(printed))
+	}
+	if strings.Contains(r.stdout+r.stderr, m.Password()) {
+		t.Errorf("password printed")
+	}
+
+	r = starbench(t, nil, args("oltp_read_write", "--tables=2", "cleanup")...)
+	expect(t, r, 0, "Dropping table 'sbtest1'...", "Dropping table 'sbtest2'...")
+
+	for _, bad := range [][]string{{"oltp_read_write", "run", "--threads=0"}, {"oltp_read_write", "run", "--rand-type=foo"},
+		{"oltp_read_write", "run", "--tables=-1"}, {"oltp_read_write", "run", "--foo=1"}, {"oltp_nothing", "run"}} {
+		r = starbench(t, nil, args(bad...)...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", bad, r.code, r.stderr)
+		}
+	}
+	expect(t, starbench(t, nil, "sysbench", "oltp_read_only", "help"), 0, "oltp_read_only options:", "--range_selects[=on|off]", "[10000]")
+	expect(t, starbench(t, nil, "sysbench", "--help"), 0, "Sysbench runs sysbench command lines", "--rand-type", "--mysql-ignore-errors")
 }

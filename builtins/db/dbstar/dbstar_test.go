@@ -1,11 +1,9 @@
 package dbstar_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,139 +13,25 @@ import (
 
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/plantest"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/runner"
-	"github.com/starbench/starbench/stdlib"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }
 
-// snippet is a testdata/db/*.star plan with its expectations, read from
-// header comments: "# targets: embedded mariadb", "# want-error: text",
-// "# want-trace: text".
-type snippet struct {
-	path      string
-	targets   []string
-	wantError string
-	wantTrace string
-}
-
-func readSnippet(t *testing.T, path string) snippet {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s := snippet{path: path, targets: []string{"embedded", "mariadb"}}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "#") {
-			break
-		}
-		key, value, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "#")), ":")
-		value = strings.TrimSpace(value)
-		switch key {
-		case "targets":
-			s.targets = strings.Fields(value)
-		case "want-error":
-			s.wantError = value
-		case "want-trace":
-			s.wantTrace = value
-		}
-	}
-	return s
-}
-
-// mariadbTarget makes a fresh database on the shared MariaDB for one test.
-func mariadbTarget(t *testing.T, name string) (dsn, password string) {
-	m := sandboxtest.Shared(t)
-	ctx := context.Background()
-	admin, err := db.Open(ctx, m.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	dbName := "s_" + strings.NewReplacer("-", "_", ".", "_", "/", "_").Replace(name)
-	for _, q := range []string{"DROP DATABASE IF EXISTS " + db.QuoteIdent(dbName), "CREATE DATABASE " + db.QuoteIdent(dbName)} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := m.Config()
-	cfg.DBName = dbName
-	return cfg.FormatDSN(), m.Password()
-}
-
-type result struct {
-	res    *runner.Result
-	err    error
-	stdout string
-	stderr string
-}
-
-func evaluate(t *testing.T, plan string, target string, opts runner.Options) result {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	opts.PlanFile = plan
-	opts.Predeclared = starlark.StringDict{"db": dbstar.Module}
-	opts.Stdlib = stdlib.FS
-	opts.Stdout, opts.Stderr = &stdout, &stderr
-	if opts.OutDir == "" && !opts.DryRun {
-		opts.OutDir = filepath.Join(t.TempDir(), "out")
-	}
-	switch target {
-	case "embedded":
-		opts.Targets = map[string]string{runner.DefaultTarget: "embedded"}
-	case "mariadb":
-		dsn, pw := mariadbTarget(t, t.Name())
-		opts.Targets = map[string]string{runner.DefaultTarget: dsn}
-		opts.Secrets = append(opts.Secrets, pw)
-	}
-	res, err := runner.Evaluate(context.Background(), opts)
-	return result{res: res, err: err, stdout: stdout.String(), stderr: stderr.String()}
-}
-
 func TestSnippets(t *testing.T) {
-	paths, err := filepath.Glob("../../../testdata/db/*.star")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no snippets: %v", err)
-	}
-	for _, path := range paths {
-		s := readSnippet(t, path)
-		for _, target := range s.targets {
-			t.Run(strings.TrimSuffix(filepath.Base(path), ".star")+"/"+target, func(t *testing.T) {
-				r := evaluate(t, path, target, runner.Options{})
-				if s.wantError == "" {
-					if r.err != nil {
-						t.Fatalf("%s", backtrace(r.err))
-					}
-					return
-				}
-				if r.err == nil {
-					t.Fatalf("want error %q, the plan succeeded", s.wantError)
-				}
-				var evalErr *starlark.EvalError
-				if !errors.As(r.err, &evalErr) {
-					t.Fatalf("want a Starlark error, got %T: %v", r.err, r.err)
-				}
-				if !strings.Contains(evalErr.Msg, s.wantError) {
-					t.Errorf("error %q does not contain %q", evalErr.Msg, s.wantError)
-				}
-				if s.wantTrace != "" && !strings.Contains(evalErr.Backtrace(), s.wantTrace) {
-					t.Errorf("backtrace lacks %q:\n%s", s.wantTrace, evalErr.Backtrace())
-				}
-			})
-		}
-	}
+	plantest.RunSnippets(t, "../../../testdata/db/*.star", starlark.StringDict{"db": dbstar.Module})
 }
 
-func backtrace(err error) string {
-	var evalErr *starlark.EvalError
-	if errors.As(err, &evalErr) {
-		return evalErr.Backtrace()
-	}
-	return err.Error()
+func evaluate(t *testing.T, plan, target string, opts runner.Options) plantest.Result {
+	return plantest.Evaluate(t, plan, target, starlark.StringDict{"db": dbstar.Module}, opts)
+}
+
+func backtrace(err error) string { return plantest.Backtrace(err) }
+
+func mariadbTarget(t *testing.T, name string) (string, string) {
+	return plantest.MariaDBTarget(t, name)
 }
 
 func writePlan(t *testing.T, src string) string {
@@ -171,10 +55,10 @@ def main(p):
     conn.analyze(["j"])
 `)
 	r := evaluate(t, plan, "mariadb", runner.Options{})
-	if r.err != nil {
-		t.Fatal(backtrace(r.err))
+	if r.Err != nil {
+		t.Fatal(backtrace(r.Err))
 	}
-	recs, err := runner.ReadJournal(filepath.Join(r.res.Dir, runner.JournalFile))
+	recs, err := runner.ReadJournal(filepath.Join(r.Res.Dir, runner.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +95,7 @@ def main(p):
 		t.Errorf("query result: %s", ends["5"].Result)
 	}
 
-	data, err := os.ReadFile(filepath.Join(r.res.Dir, runner.ManifestFile))
+	data, err := os.ReadFile(filepath.Join(r.Res.Dir, runner.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +114,7 @@ def main(p):
 		t.Errorf("manifest target: version %q, %d variables, dsn %q", tgt.ServerVersion, len(tgt.Variables), tgt.DSN)
 	}
 	for _, f := range []string{runner.ManifestFile, runner.JournalFile, "output.log"} {
-		data, _ := os.ReadFile(filepath.Join(r.res.Dir, f))
+		data, _ := os.ReadFile(filepath.Join(r.Res.Dir, f))
 		if pw := sandboxtest.Shared(t).Password(); bytes.Contains(data, []byte(pw)) {
 			t.Errorf("%s contains the password", f)
 		}
@@ -299,10 +183,10 @@ func TestUnreachableTargetNamesItAndHidesPassword(t *testing.T) {
 	r := evaluateWith(t, plan, runner.Options{
 		Targets: map[string]string{"main": "root:hunter22@tcp(127.0.0.1:1)/x?timeout=2s"}, Secrets: []string{"hunter22"},
 	})
-	if r.err == nil {
+	if r.Err == nil {
 		t.Fatal("connecting to a closed port should fail")
 	}
-	msg := r.res.Redact(backtrace(r.err))
+	msg := r.Res.Redact(backtrace(r.Err))
 	for _, want := range []string{`db.connect: target "main" (root:***@tcp(127.0.0.1:1)/x?timeout=2s)`, "connection refused", "plan.star:2:15"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
@@ -313,14 +197,8 @@ func TestUnreachableTargetNamesItAndHidesPassword(t *testing.T) {
 	}
 }
 
-func evaluateWith(t *testing.T, plan string, opts runner.Options) result {
-	var out bytes.Buffer
-	opts.PlanFile = plan
-	opts.Predeclared = starlark.StringDict{"db": dbstar.Module}
-	opts.Stdout, opts.Stderr = &out, &out
-	opts.OutDir = filepath.Join(t.TempDir(), "out")
-	res, err := runner.Evaluate(context.Background(), opts)
-	return result{res: res, err: err, stdout: out.String()}
+func evaluateWith(t *testing.T, plan string, opts runner.Options) plantest.Result {
+	return evaluate(t, plan, "", opts)
 }
 
 // Several targets: db.connect() needs a name, and each name reaches its own server.
@@ -335,11 +213,11 @@ def main(p):
     db.connect()
 `)
 	r := evaluateWith(t, plan, runner.Options{Targets: map[string]string{"real": dsn, "mem": "embedded"}, Secrets: []string{pw}})
-	if r.err == nil || !strings.Contains(r.err.Error(), "several targets were given (mem, real)") {
-		t.Fatalf("db.connect() with two targets: %v", r.err)
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "several targets were given (mem, real)") {
+		t.Fatalf("db.connect() with two targets: %v", r.Err)
 	}
-	if !strings.Contains(r.stdout, "MariaDB") || !strings.Contains(r.stdout, "| 8.0") {
-		t.Errorf("output: %q", r.stdout)
+	if !strings.Contains(r.Stdout, "MariaDB") || !strings.Contains(r.Stdout, "| 8.0") {
+		t.Errorf("output: %q", r.Stdout)
 	}
 }
 
@@ -353,17 +231,17 @@ def main(p):
     print(conn.query("SELECT @@port AS port, @@datadir AS dir")[0].dir)
 `)
 	r := evaluateWith(t, plan, runner.Options{Targets: map[string]string{runner.DefaultTarget: "sandbox:mariadb"}})
-	if r.err != nil {
-		t.Fatal(backtrace(r.err))
+	if r.Err != nil {
+		t.Fatal(backtrace(r.Err))
 	}
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], "MariaDB") {
-		t.Fatalf("output: %q", r.stdout)
+		t.Fatalf("output: %q", r.Stdout)
 	}
 	if _, err := os.Stat(lines[1]); !os.IsNotExist(err) {
 		t.Errorf("sandbox data dir %s still exists after the run (%v)", lines[1], err)
 	}
-	data, _ := os.ReadFile(filepath.Join(r.res.Dir, runner.ManifestFile))
+	data, _ := os.ReadFile(filepath.Join(r.Res.Dir, runner.ManifestFile))
 	if !strings.Contains(string(data), `"kind": "sandbox"`) || !strings.Contains(string(data), `"engine": "mariadb"`) {
 		t.Errorf("manifest does not record the sandbox")
 	}

@@ -1,0 +1,163 @@
+package bench_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+)
+
+func TestMain(m *testing.M) { sandboxtest.Main(m) }
+
+// queryWorkload runs one statement per event through a prepared statement.
+type queryWorkload struct {
+	query   string
+	isRead  bool
+	workers atomic.Int64
+}
+
+func (q *queryWorkload) Meta() bench.Meta { return bench.Meta{Name: "query", Version: "1"} }
+func (q *queryWorkload) NewWorker(id int, seed uint64) (bench.Worker, error) {
+	q.workers.Add(1)
+	return &queryWorker{q: q}, nil
+}
+
+type queryWorker struct {
+	q  *queryWorkload
+	st bench.Stmt
+}
+
+func (w *queryWorker) Prepare(ctx context.Context, s bench.Session) (err error) {
+	w.st, err = s.Prepare(ctx, w.q.query)
+	return err
+}
+
+func (w *queryWorker) Event(ctx context.Context, s bench.Session) error {
+	if w.q.isRead {
+		_, err := w.st.Query(ctx)
+		return err
+	}
+	_, err := w.st.Exec(ctx)
+	return err
+}
+
+func connector(t *testing.T) *bench.SQLConnector {
+	c := bench.NewSQLConnector(sandboxtest.Shared(t).Config(), bench.PSAuto)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestEventLimitIsExact(t *testing.T) {
+	res, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT 1", isRead: true}, connector(t),
+		bench.Options{Threads: 4, Events: 1000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var perThread int64
+	for _, th := range res.PerThread {
+		perThread += th.Events
+	}
+	if res.Counts.Events != 1000 || perThread != 1000 || res.Counts.Reads != 1000 || res.Counts.Writes+res.Counts.Others != 0 {
+		t.Errorf("counts %+v, per thread %d", res.Counts, perThread)
+	}
+	if res.Latency.TotalCount() != 1000 || res.Stopped != "events" {
+		t.Errorf("histogram %d values, stopped %q", res.Latency.TotalCount(), res.Stopped)
+	}
+	if res.MinLatency <= 0 || res.MaxLatency < res.MinLatency || res.SumLatency < res.MaxLatency {
+		t.Errorf("latencies min %v max %v sum %v", res.MinLatency, res.MaxLatency, res.SumLatency)
+	}
+}
+
+func TestTimeLimitAndIntervals(t *testing.T) {
+	var lines []string
+	sink := bench.SinkFunc(func(iv *bench.Interval) {
+		lines = append(lines, fmt.Sprintf("%v %d", iv.End.Round(100*time.Millisecond), iv.Counts.Events))
+	})
+	start := time.Now()
+	res, err := bench.Run(context.Background(), &queryWorkload{query: "DO 1"}, connector(t),
+		bench.Options{Threads: 2, Time: 1500 * time.Millisecond, Interval: 500 * time.Millisecond}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	if res.Elapsed < 1500*time.Millisecond || took > 5*time.Second || res.Stopped != "time" {
+		t.Errorf("elapsed %v, took %v, stopped %q", res.Elapsed, took, res.Stopped)
+	}
+	if len(lines) != 3 {
+		t.Errorf("interval reports: %q", lines)
+	}
+	var sum int64
+	for _, iv := range res.Intervals {
+		sum += iv.Counts.Events
+	}
+	if sum != res.Counts.Events || res.Counts.Others != res.Counts.Events {
+		t.Errorf("intervals add up to %d events, total %+v", sum, res.Counts)
+	}
+}
+
+func TestIgnoredAndFatalErrors(t *testing.T) {
+	// A missing table (1146) in the ignore list is counted and retried.
+	// Calls alternate success/failure, so 20 events take calls 1..39: 19
+	// of them failed.
+	res, err := bench.Run(context.Background(), &failingWorkload{}, connector(t),
+		bench.Options{Threads: 2, Events: 20, IgnoreErrors: []uint16{1146}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts.Events != 20 || res.Counts.Errors != 19 || res.ErrorCodes["1146"] != 19 {
+		t.Errorf("ignored errors: %+v %v", res.Counts, res.ErrorCodes)
+	}
+	// Not in the list: the run stops with the error and a partial result.
+	res, err = bench.Run(context.Background(), &failingWorkload{}, connector(t), bench.Options{Threads: 2, Events: 20})
+	if !errors.Is(err, bench.ErrStopped) || !strings.Contains(err.Error(), "1146") || res == nil {
+		t.Fatalf("want ErrStopped with 1146, got %v (result %v)", err, res != nil)
+	}
+}
+
+// failingWorkload fails every other event with error 1146.
+type failingWorkload struct{ n atomic.Int64 }
+
+func (f *failingWorkload) Meta() bench.Meta { return bench.Meta{Name: "failing"} }
+func (f *failingWorkload) NewWorker(int, uint64) (bench.Worker, error) {
+	return &failingWorker{f: f}, nil
+}
+
+type failingWorker struct{ f *failingWorkload }
+
+func (w *failingWorker) Prepare(context.Context, bench.Session) error { return nil }
+func (w *failingWorker) Event(ctx context.Context, s bench.Session) error {
+	if w.f.n.Add(1)%2 == 0 {
+		_, err := s.Query(ctx, "SELECT * FROM no_such_table_here")
+		return err
+	}
+	_, err := s.Query(ctx, "SELECT 1")
+	return err
+}
+
+func TestCancelStopsPromptly(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	res, err := bench.Run(ctx, &queryWorkload{query: "SELECT SLEEP(0.05)", isRead: true}, connector(t),
+		bench.Options{Threads: 3, Time: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != "interrupted" || time.Since(start) > 5*time.Second || res.Counts.Events == 0 {
+		t.Errorf("stopped %q after %v with %d events", res.Stopped, time.Since(start), res.Counts.Events)
+	}
+}
+
+func TestOptionsValidation(t *testing.T) {
+	for _, o := range []bench.Options{{Threads: 0, Events: 1}, {Threads: 1}, {Threads: 1, Events: -1}, {Threads: 1, Time: -time.Second}} {
+		if err := o.Validate(); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
+}

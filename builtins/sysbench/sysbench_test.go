@@ -1,0 +1,289 @@
+package sysbench_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/sysbench"
+)
+
+func TestParseCommandLineAsPrintedInReports(t *testing.T) {
+	// Seed 004's command line: a legacy script path, legacy options, the
+	// command at the end.
+	line := "--db-driver=mysql /usr/share/sysbench/tests/include/oltp_legacy/insert.lua --mysql-host=10.100.1.2 --mysql-port=4000 " +
+		"--mysql-user=u_sysbench --mysql-db=sbtest_incr --mysql-password=secret --oltp-test-mode=complex --oltp-tables-count=8 " +
+		"--oltp-table-size=10000 --threads=50 --time=600 --report-interval=5 prepare"
+	cl, err := sysbench.ParseCommandLine(strings.Fields(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cl.Options
+	if cl.Command != "prepare" || o.Tables != 8 || o.TableSize != 10000 || o.Threads != 50 || o.Time != 600 || o.ReportInterval != 5 {
+		t.Errorf("parsed %+v", cl)
+	}
+	s, err := sysbench.LookupScript(cl.Script)
+	if err != nil || s.Name != "oltp_legacy/insert" {
+		t.Errorf("script %v %v", s, err)
+	}
+	if cl.MySQL.DB != "sbtest_incr" || cl.MySQL.Password != "secret" || cl.MySQL.Configs()[0].Addr != "10.100.1.2:4000" {
+		t.Errorf("mysql options %+v", cl.MySQL)
+	}
+	// Options before the script, between script and command, after the
+	// command; "--name value" as well as "--name=value"; dashes or underscores.
+	cl, err = sysbench.ParseCommandLine(strings.Fields("--threads 4 oltp_read_only --table_size=50 --range-selects=off run --skip-trx --rand-type uniform"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = cl.Options
+	if cl.Script != "oltp_read_only" || cl.Command != "run" || o.Threads != 4 || o.TableSize != 50 || o.RangeSelects || !o.SkipTrx || o.RandType != "uniform" {
+		t.Errorf("parsed %+v", o)
+	}
+	if cl.Options.RandType != "uniform" || sysbench.Defaults(sysbench.ProfileMaster).RandType != "uniform" || sysbench.Defaults(sysbench.Profile1020).RandType != "special" {
+		t.Errorf("profile defaults")
+	}
+	// oltp_common stands for the OLTP tables in prepare and cleanup.
+	if s, err := sysbench.LookupScript("/usr/share/sysbench/oltp_common.lua"); err != nil || s.Name != "oltp_read_write" {
+		t.Errorf("oltp_common: %v %v", s, err)
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	for line, want := range map[string]string{
+		"oltp_read_write run --threads=0":             "invalid value for --threads: 0",
+		"oltp_read_write run --rand-type=foo":         "invalid random numbers distribution: foo",
+		"oltp_read_write run --rand-type=zipfian":     "only in the master profile",
+		"oltp_read_write run --tables=-1":             "invalid value for --tables: -1",
+		"oltp_read_write run --foo=1":                 "invalid option: --foo=1",
+		"oltp_read_write run --threads=many":          `invalid value for --threads: "many" is not an integer`,
+		"oltp_read_write run --skip_trx=maybe":        `invalid value for --skip-trx: "maybe" (want on or off)`,
+		"oltp_read_write":                             "command is required",
+		"run":                                         "no workload given",
+		"oltp_read_write frobnicate":                  `unknown command "frobnicate"`,
+		"oltp_read_write run --db-ps-mode=sometimes":  "invalid value for --db-ps-mode",
+		"oltp_read_write run --mysql-ignore-errors=x": "invalid value for --mysql-ignore-errors",
+		"oltp_read_write run --percentile=101":        "invalid value for --percentile",
+		"oltp_read_write run --db-driver=pgsql":       "MySQL protocol only",
+		"oltp_read_write run extra":                   "unexpected arguments",
+		"oltp_read_write run --threads":               "needs a value",
+	} {
+		_, err := sysbench.ParseCommandLine(strings.Fields(line))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", line, err, want)
+		}
+	}
+	if _, err := sysbench.ParseCommandLine(strings.Fields("oltp_read_write run --rand-type=zipfian --profile=master")); err != nil {
+		t.Errorf("zipfian in master: %v", err)
+	}
+	if _, err := sysbench.NewWorkload("select_random_points", func() sysbench.Options { o := sysbench.Defaults("1.0.20"); o.Tables = 2; return o }()); err == nil {
+		t.Errorf("select_random_points must refuse --tables=2")
+	}
+	if _, err := sysbench.LookupScript("oltp_nothing"); err == nil || !strings.Contains(err.Error(), "known: bulk_insert") {
+		t.Errorf("unknown script: %v", err)
+	}
+}
+
+// draw samples a distribution of [1, n].
+func draw(t *testing.T, randType string, n int64, samples int) []int64 {
+	o := sysbench.Defaults(sysbench.ProfileMaster)
+	o.RandType = randType
+	r := sysbench.NewRand(42, &o)
+	out := make([]int64, samples)
+	for i := range out {
+		v := r.Default(1, n)
+		if v < 1 || v > n {
+			t.Fatalf("%s drew %d outside [1, %d]", randType, v, n)
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func fraction(vals []int64, in func(int64) bool) float64 {
+	n := 0
+	for _, v := range vals {
+		if in(v) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(vals))
+}
+
+func TestDistributions(t *testing.T) {
+	const n, samples = 10000, 200000
+	// special (1.0.20's default): 75% of draws on a narrow window in the middle.
+	sp := draw(t, "special", n, samples)
+	if f := fraction(sp, func(v int64) bool { return v >= 4975 && v <= 5051 }); math.Abs(f-0.75) > 0.02 {
+		t.Errorf("special: %.3f of draws in the hot window, want about 0.75", f)
+	}
+	// uniform: each tenth of the range gets a tenth of the draws.
+	un := draw(t, "uniform", n, samples)
+	for d := int64(0); d < 10; d++ {
+		if f := fraction(un, func(v int64) bool { return v > d*1000 && v <= (d+1)*1000 }); math.Abs(f-0.1) > 0.01 {
+			t.Errorf("uniform: decile %d has %.3f", d, f)
+		}
+	}
+	// gaussian: mean in the middle, standard deviation about n/12.
+	ga := draw(t, "gaussian", n, samples)
+	var sum, sq float64
+	for _, v := range ga {
+		sum += float64(v)
+	}
+	mean := sum / samples
+	for _, v := range ga {
+		sq += (float64(v) - mean) * (float64(v) - mean)
+	}
+	if sd := math.Sqrt(sq / samples); math.Abs(mean-5000) > 50 || math.Abs(sd-n/12.0) > 50 {
+		t.Errorf("gaussian: mean %.0f sd %.0f", mean, sd)
+	}
+	// pareto with h=0.2: about 80% of draws in the first 20%.
+	pa := draw(t, "pareto", n, samples)
+	if f := fraction(pa, func(v int64) bool { return v <= 2000 }); math.Abs(f-0.8) > 0.02 {
+		t.Errorf("pareto: %.3f in the first 20%%", f)
+	}
+	// zipfian with exponent 0.8: P(1)/P(2) = 2^0.8.
+	zi := draw(t, "zipfian", n, samples)
+	p1, p2 := fraction(zi, func(v int64) bool { return v == 1 }), fraction(zi, func(v int64) bool { return v == 2 })
+	if ratio := p1 / p2; math.Abs(ratio-math.Pow(2, 0.8)) > 0.15 {
+		t.Errorf("zipfian: P(1)/P(2) = %.2f, want %.2f", ratio, math.Pow(2, 0.8))
+	}
+}
+
+func TestRandStringAndUnique(t *testing.T) {
+	o := sysbench.Defaults(sysbench.Profile1020)
+	r := sysbench.NewRand(1, &o)
+	s := r.String("##-@@@-x")
+	if len(s) != 8 || s[2] != '-' || s[6:] != "-x" || s[0] < '0' || s[0] > '9' || s[3] < 'a' || s[3] > 'z' {
+		t.Errorf("String = %q", s)
+	}
+	// Unique values of several workers never collide.
+	seen := map[uint32]bool{}
+	for w := 0; w < 4; w++ {
+		r := sysbench.NewRand(uint64(w), &o)
+		r.SetUniqueStripe(w, 4)
+		for i := 0; i < 50000; i++ {
+			v := r.Unique()
+			if seen[v] {
+				t.Fatalf("worker %d repeated unique value %d", w, v)
+			}
+			seen[v] = true
+		}
+	}
+}
+
+// recorder is a Session that writes down every statement and its
+// arguments instead of sending them, to compare generated streams.
+type recorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (r *recorder) add(kind, q string, args []any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, fmt.Sprintf("%s %s %v", kind, q, args))
+}
+
+func (r *recorder) Prepare(_ context.Context, q string) (bench.Stmt, error) {
+	r.add("prepare", q, nil)
+	return &recordedStmt{r: r, q: q}, nil
+}
+func (r *recorder) Exec(_ context.Context, q string) (int64, error) {
+	r.add("exec", q, nil)
+	return 1, nil
+}
+func (r *recorder) Query(_ context.Context, q string) (int64, error) {
+	r.add("query", q, nil)
+	return 1, nil
+}
+func (r *recorder) Close() error { return nil }
+
+type recordedStmt struct {
+	r *recorder
+	q string
+}
+
+func (s *recordedStmt) Exec(_ context.Context, args ...any) (int64, error) {
+	s.r.add("exec", s.q, args)
+	return 1, nil
+}
+func (s *recordedStmt) Query(_ context.Context, args ...any) (int64, error) {
+	s.r.add("query", s.q, args)
+	return 1, nil
+}
+func (s *recordedStmt) Close() error { return nil }
+
+// stream runs n events of one worker of a workload against a recorder.
+func stream(t *testing.T, script string, o sysbench.Options, worker int, seed int64, n int) string {
+	wl, err := sysbench.NewWorkload(script, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := wl.NewWorker(worker, bench.WorkerSeed(seed, worker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	ctx := context.Background()
+	if err := w.Prepare(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if err := w.Event(ctx, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f, ok := w.(bench.Finisher); ok {
+		_ = f.Finish(ctx, rec)
+	}
+	return strings.Join(rec.lines, "\n")
+}
+
+// With the same seed each worker issues a byte-identical statement stream;
+// another seed or another worker gives another stream.
+func TestStatementStreamIsDeterministic(t *testing.T) {
+	o := sysbench.Defaults(sysbench.Profile1020)
+	o.Tables, o.TableSize, o.Threads, o.AutoInc = 4, 100000, 8, false
+	for _, s := range sysbench.Scripts() {
+		oo := o
+		if s.Prepare == sysbench.PrepareOLTPSingle {
+			oo.Tables = 1
+		}
+		t.Run(strings.ReplaceAll(s.Name, "/", "_"), func(t *testing.T) {
+			a := stream(t, s.Name, oo, 3, 99, 50)
+			b := stream(t, s.Name, oo, 3, 99, 50)
+			if a != b {
+				t.Fatalf("two runs with seed 99 differ")
+			}
+			if len(a) == 0 {
+				t.Fatalf("no statements")
+			}
+			if s.Name == "bulk_insert" || s.Name == "oltp_legacy/bulk_insert" {
+				return // its stream is (n,n) rows: the same for any seed
+			}
+			if stream(t, s.Name, oo, 3, 100, 50) == a {
+				t.Errorf("seed 100 gives the same stream as seed 99")
+			}
+			if stream(t, s.Name, oo, 4, 99, 50) == a {
+				t.Errorf("worker 4 gives the same stream as worker 3")
+			}
+		})
+	}
+}
+
+func TestInterpolate(t *testing.T) {
+	got, err := bench.Interpolate("UPDATE t SET c=? WHERE id=? AND x=?", []any{"it's \\ fine", int64(-5), nil})
+	if err != nil || got != `UPDATE t SET c='it\'s \\ fine' WHERE id=-5 AND x=NULL` {
+		t.Errorf("Interpolate = %q, %v", got, err)
+	}
+	if _, err := bench.Interpolate("SELECT ?", nil); err == nil {
+		t.Errorf("missing argument accepted")
+	}
+	if _, err := bench.Interpolate("SELECT 1", []any{1}); err == nil {
+		t.Errorf("extra argument accepted")
+	}
+}

@@ -1,0 +1,142 @@
+package sysbenchstar_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"go.starlark.net/starlark"
+
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/plantest"
+	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
+	"github.com/starbench/starbench/runner"
+)
+
+func TestMain(m *testing.M) { sandboxtest.Main(m) }
+
+var modules = starlark.StringDict{"db": dbstar.Module, "sysbench": sysbenchstar.Module}
+
+func TestSnippets(t *testing.T) {
+	plantest.RunSnippets(t, "../../../testdata/sysbench/*.star", modules)
+}
+
+// A benchmark step writes its results folder, and the journal records its
+// summary and tags.
+func TestRunWritesResultsFolder(t *testing.T) {
+	plan := filepath.Join(t.TempDir(), "plan.star")
+	os.WriteFile(plan, []byte(`
+def main(p):
+    conn = db.connect()
+    sysbench.prepare(conn, table_size = 200)
+    sysbench.run(conn, "oltp_point_select", threads = 2, time = "2s", table_size = 200, report_interval = 1, tags = {"version": "v1"})
+`), 0o644)
+	r := plantest.Evaluate(t, plan, "mariadb", modules, runner.Options{})
+	if r.Err != nil {
+		t.Fatal(plantest.Backtrace(r.Err))
+	}
+	dir := filepath.Join(r.Res.Dir, "steps", "3-oltp_point_select-t2")
+	var files []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	sort.Strings(files)
+	if strings.Join(files, " ") != "intervals.csv latency.hlog output.txt summary.json" {
+		t.Fatalf("step folder %s holds %v", dir, files)
+	}
+	var sum bench.Summary
+	data, _ := os.ReadFile(filepath.Join(dir, bench.SummaryFile))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Tags["version"] != "v1" || sum.Events == 0 || sum.Reads != sum.Events || sum.Status != "completed" || sum.Options["table_size"] != float64(200) {
+		t.Errorf("summary: %+v", sum)
+	}
+	for _, k := range []string{"50", "90", "95", "99", "99.9", "99.99"} {
+		if _, ok := sum.Latency.Percentiles[k]; !ok {
+			t.Errorf("summary lacks percentile %s", k)
+		}
+	}
+	out, _ := os.ReadFile(filepath.Join(dir, bench.OutputFile))
+	if !strings.Contains(string(out), "[ 2s ] thds: 2 tps:") || !strings.Contains(string(out), "Threads fairness:") {
+		t.Errorf("output.txt:\n%s", out)
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, bench.IntervalsFile))
+	if lines := strings.Count(string(csv), "\n"); lines < 3 {
+		t.Errorf("intervals.csv has %d lines:\n%s", lines, csv)
+	}
+	hlog, _ := os.ReadFile(filepath.Join(dir, bench.LatencyFile))
+	if !strings.HasPrefix(string(hlog), "#[Histogram log format version") || strings.Count(string(hlog), "HISTF") < 2 {
+		t.Errorf("latency.hlog:\n%s", hlog)
+	}
+	recs, err := runner.ReadJournal(filepath.Join(r.Res.Dir, runner.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if rec.Event == "start" && rec.Builtin == "sysbench.run" {
+			if rec.Text != "sysbench oltp_point_select --report_interval=1 --table_size=200 --threads=2 --time=2 run" {
+				t.Errorf("step text: %s", rec.Text)
+			}
+		}
+		if rec.Event == "end" && rec.Builtin == "sysbench.run" && !strings.Contains(string(rec.Result), `"dir":"steps/3-oltp_point_select-t2"`) {
+			t.Errorf("step result: %s", rec.Result)
+		}
+	}
+}
+
+// In dry-run mode the step list shows the equivalent sysbench command
+// lines and nothing connects.
+func TestDryRunShowsCommandLines(t *testing.T) {
+	plan := filepath.Join(t.TempDir(), "plan.star")
+	os.WriteFile(plan, []byte(`
+def main(p):
+    conn = db.connect()
+    sysbench.prepare(conn, tables = 16, table_size = 10000000, threads = 16)
+    for t in [150, 300]:
+        r = sysbench.run(conn, "oltp_read_write", threads = t, time = "300s", tables = 16, table_size = 10000000, rand_type = "uniform")
+        if r.tps > 0:
+            print("never in dry-run")
+`), 0o644)
+	r := plantest.Evaluate(t, plan, "", modules, runner.Options{DryRun: true, Targets: map[string]string{"default": "root@tcp(127.0.0.1:1)/x"}})
+	if r.Err != nil {
+		t.Fatal(plantest.Backtrace(r.Err))
+	}
+	var texts []string
+	for _, s := range r.Res.Steps {
+		texts = append(texts, s.Text)
+	}
+	want := []string{
+		"connect root@tcp(127.0.0.1:1)/x?timeout=10s",
+		"sysbench oltp_read_write --table_size=10000000 --tables=16 --threads=16 prepare",
+		"sysbench oltp_read_write --rand_type=uniform --table_size=10000000 --tables=16 --threads=150 --time=300 run",
+		"sysbench oltp_read_write --rand_type=uniform --table_size=10000000 --tables=16 --threads=300 --time=300 run",
+	}
+	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps:\n%s", strings.Join(texts, "\n"))
+	}
+	if strings.Contains(r.Stdout, "never in dry-run") {
+		t.Errorf("placeholder result had tps > 0")
+	}
+}
+
+func TestDocCoversEveryFunction(t *testing.T) {
+	documented := map[string]bool{}
+	for _, f := range sysbenchstar.Doc.Funcs {
+		documented[f.Name] = true
+	}
+	for name := range sysbenchstar.Module.Members {
+		if !documented["sysbench."+name] {
+			t.Errorf("sysbench.%s is not documented", name)
+		}
+	}
+	if len(documented) != len(sysbenchstar.Module.Members) {
+		t.Errorf("doc entries %d, functions %d", len(documented), len(sysbenchstar.Module.Members))
+	}
+}
