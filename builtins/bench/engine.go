@@ -153,6 +153,11 @@ func (r *Result) Summary(percentiles ...float64) LatencySummary {
 	}
 	if r.Counts.Events > 0 {
 		s.AvgMS = s.SumMS / float64(r.Counts.Events)
+		// A histogram bucket reports its upper edge; no latency exceeded
+		// the exact maximum, nor fell below the exact minimum.
+		for k, v := range s.Percentiles {
+			s.Percentiles[k] = math.Min(math.Max(v, s.MinMS), s.MaxMS)
+		}
 	}
 	return s
 }
@@ -374,11 +379,17 @@ func newTicker(res *Result, workers []*worker, opts Options, start time.Time, si
 
 func (t *ticker) collect(now time.Duration) { t.collectAt(now, true) }
 
-// collectFinal takes what the workers did after the last tick. Like
-// sysbench, it reports no partial interval to the sinks; it is kept in
-// Intervals (marked Partial) so that they add up to the totals.
+// collectFinal takes what the workers did after the last tick. When the
+// run ended on an interval boundary (--time a multiple of the interval)
+// the ticker may have lost the race with the end; that last interval is
+// whole and is reported. Otherwise, like sysbench, the partial interval is
+// not reported to the sinks; it is kept in Intervals (marked Partial) so
+// that they add up to the totals.
 func (t *ticker) collectFinal(now time.Duration) {
-	t.collectAt(now, false)
+	t.mu.Lock()
+	whole := now-t.lastEnd >= t.opts.Interval-t.opts.Interval/100
+	t.mu.Unlock()
+	t.collectAt(now, whole)
 }
 
 func (t *ticker) collectAt(now time.Duration, report bool) {

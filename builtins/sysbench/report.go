@@ -43,14 +43,8 @@ func (p *Printer) Banner() {
 func (p *Printer) RunHeader(seed int64) {
 	o := p.Opts
 	fmt.Fprintf(p.W, "Running the test with following options:\nNumber of threads: %d\n", o.Threads)
-	if o.Rate > 0 {
-		fmt.Fprintf(p.W, "Target transaction rate: %d/sec\n", o.Rate)
-	}
 	if o.ReportInterval > 0 {
 		fmt.Fprintf(p.W, "Report intermediate results every %d second(s)\n", o.ReportInterval)
-	}
-	if o.WarmupTime > 0 && o.Profile == ProfileMaster {
-		fmt.Fprintf(p.W, "Warmup time: %ds\n", o.WarmupTime)
 	}
 	fmt.Fprintf(p.W, "Initializing random number generator from seed (%d).\n\n\n", seed)
 	fmt.Fprintf(p.W, "Initializing worker threads...\n\nThreads started!\n\n")
@@ -62,9 +56,7 @@ func (p *Printer) Interval(iv *bench.Interval) {
 	line := fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f)",
 		int64(math.Round(iv.End.Seconds())), iv.Threads, iv.Rate(c.Events), iv.Rate(c.Queries()),
 		iv.Rate(c.Reads), iv.Rate(c.Writes), iv.Rate(c.Others))
-	if pct := p.Opts.Percentile; pct > 0 {
-		line += fmt.Sprintf(" lat (ms,%s%%): %4.2f", trimPct(pct), percentileMS(iv.Latency, pct))
-	}
+	line += fmt.Sprintf(" lat (ms,%s%%): %4.2f", trimPct(p.Opts.Percentile), percentileMS(iv.Latency, p.Opts.Percentile))
 	line += fmt.Sprintf(" err/s: %4.2f reconn/s: %4.2f", iv.Rate(c.Errors), iv.Rate(c.Reconnects))
 	fmt.Fprintln(p.W, line)
 }
@@ -73,7 +65,7 @@ func trimPct(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 // percentileMS is a percentile of a µs histogram in milliseconds.
 func percentileMS(h *hdr.Histogram, pct float64) float64 {
-	if h == nil || h.TotalCount() == 0 {
+	if h == nil || h.TotalCount() == 0 || pct <= 0 {
 		return 0
 	}
 	return float64(h.ValueAtPercentile(pct)) / 1000
@@ -106,7 +98,7 @@ func (p *Printer) Report(r *bench.Result) {
 	if p.Opts.Profile == ProfileMaster {
 		fmt.Fprintf(w, "Throughput:\n")
 		fmt.Fprintf(w, "%-41s%.4f\n", "    events/s (eps):", rate(c.Events))
-		fmt.Fprintf(w, "%-41s%.4f\n", "    time elapsed:", secs)
+		fmt.Fprintf(w, "%-41s%.4fs\n", "    time elapsed:", secs)
 		fmt.Fprintf(w, "%-41s%d\n", "    total number of events:", c.Events)
 	} else {
 		fmt.Fprintf(w, "General statistics:\n")
@@ -124,6 +116,8 @@ func (p *Printer) Report(r *bench.Result) {
 	latLine("max:", s.MaxMS)
 	if pct := p.Opts.Percentile; pct > 0 {
 		latLine(ordinal(pct)+" percentile:", s.Percentiles[bench.PercentileKey(pct)])
+	} else {
+		fmt.Fprintf(w, "         percentile stats:               disabled\n")
 	}
 	latLine("sum:", s.SumMS)
 	fmt.Fprintln(w)
@@ -154,26 +148,53 @@ func ordinal(p float64) string {
 	return s + "th"
 }
 
-// histogram prints the latency distribution like --histogram=on.
+// sysbench's histogram: 1024 buckets on a log scale from 0.001 ms to
+// 100 000 ms, a value going to the nearest bucket.
+const (
+	histBuckets = 1024
+	histMinMS   = 1e-3
+	histMaxMS   = 1e5
+)
+
+var histMult = float64(histBuckets-1) / (math.Log(histMaxMS) - math.Log(histMinMS))
+
+// histogram prints the latency distribution like --histogram=on: the
+// HdrHistogram's counts regrouped into sysbench's buckets, one line per
+// non-empty bucket with a bar scaled to the largest.
 func (p *Printer) histogram(h *hdr.Histogram) {
 	w := p.W
 	fmt.Fprintf(w, "Latency histogram (values are in milliseconds)\n")
 	fmt.Fprintf(w, "       value  ------------- distribution ------------- count\n")
-	var bars []hdr.Bar
+	counts := make([]int64, histBuckets)
 	var max int64
 	for _, b := range h.Distribution() {
-		if b.Count > 0 {
-			bars = append(bars, b)
-			if b.Count > max {
-				max = b.Count
-			}
+		if b.Count == 0 {
+			continue
+		}
+		mid := float64(b.From+b.To) / 2 / 1000 // µs → ms
+		i := int(math.Floor((math.Log(mid)-math.Log(histMinMS))*histMult + 0.5))
+		i = min(max0(i), histBuckets-1)
+		counts[i] += b.Count
+		if counts[i] > max {
+			max = counts[i]
 		}
 	}
-	for _, b := range bars {
-		stars := int(math.Ceil(float64(b.Count) * 40 / float64(max)))
-		fmt.Fprintf(w, "%12.3f |%-40s %d\n", float64(b.To)/1000, strings.Repeat("*", stars), b.Count)
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		stars := int(math.Floor(float64(n)*40/float64(max) + 0.5))
+		value := math.Exp(float64(i)/histMult + math.Log(histMinMS))
+		fmt.Fprintf(w, "%12.3f |%-40s %d\n", value, strings.Repeat("*", stars), n)
 	}
 	fmt.Fprintf(w, " \n")
+}
+
+func max0(i int) int {
+	if i < 0 {
+		return 0
+	}
+	return i
 }
 
 // Elapsed helps callers print durations in sysbench style.

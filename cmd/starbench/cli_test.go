@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sandbox"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/runner"
@@ -356,6 +358,8 @@ func TestSysbenchCommandLines(t *testing.T) {
 	expect(t, r, 0, "Creating table 'sbtest1'...", "Inserting 500 records into 'sbtest2'", "Creating a secondary index on 'sbtest2'...")
 	r = starbench(t, nil, args("oltp_read_write", "--tables=2", "--table-size=500", "prepare")...)
 	expect(t, r, 1, "tables already exist: sbtest1, sbtest2")
+	r = starbench(t, nil, args("oltp_read_write", "--tables=2", "--table-size=500", "--threads=2", "prewarm")...)
+	expect(t, r, 0, "Initializing worker threads...", "Prewarming table sbtest1", "Prewarming table sbtest2")
 
 	out := outDir(t)
 	r = starbench(t, nil, args("oltp_read_write", "--tables=2", "--table-size=500", "run", "--threads=2", "--time=2", "--report-interval=1", "--out", out)...)
@@ -389,4 +393,45 @@ func TestSysbenchCommandLines(t *testing.T) {
 	}
 	expect(t, starbench(t, nil, "sysbench", "oltp_read_only", "help"), 0, "oltp_read_only options:", "--range_selects[=on|off]", "[10000]")
 	expect(t, starbench(t, nil, "sysbench", "--help"), 0, "Sysbench runs sysbench command lines", "--rand-type", "--mysql-ignore-errors")
+}
+
+// The legacy scripts of seed 004 (oltp_legacy/insert.lua, bulk_insert.lua)
+// with their command lines: legacy schema, one INSERT per event.
+func TestSysbenchLegacyScripts(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	host, port, _ := strings.Cut(m.Config().Addr, ":")
+	legacy := func(script string, extra ...string) []string {
+		return append([]string{"sysbench", "--db-driver=mysql", "/usr/share/sysbench/tests/include/oltp_legacy/" + script,
+			"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-db=sbtest", "--mysql-password=" + m.Password(),
+			"--oltp-test-mode=complex", "--oltp-tables-count=2", "--oltp-table-size=100"}, extra...)
+	}
+	expect(t, starbench(t, nil, legacy("insert.lua", "--threads=4", "prepare")...), 0,
+		"Creating table 'sbtest1'...", "Inserting 100 records into 'sbtest2'", "Creating secondary indexes on 'sbtest2'...")
+	out := outDir(t)
+	expect(t, starbench(t, nil, legacy("insert.lua", "--threads=4", "--events=60", "--time=0", "--report-interval=5", "--out", out, "run")...), 0,
+		"transactions:                        60 ", "write:                           60")
+	ctx := context.Background()
+	c, err := db.Open(ctx, m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rs, err := c.Query(ctx, "SELECT (SELECT COUNT(*) FROM sbtest1) + (SELECT COUNT(*) FROM sbtest2)")
+	if err != nil || rs.Rows[0][0] != int64(260) {
+		t.Errorf("rows after 60 inserts: %v %v", rs, err)
+	}
+	ddl, err := c.Query(ctx, "SHOW CREATE TABLE sbtest1")
+	if err != nil || !strings.Contains(fmt.Sprint(ddl.Rows[0][1]), "`id` int(10) unsigned NOT NULL AUTO_INCREMENT") ||
+		!strings.Contains(fmt.Sprint(ddl.Rows[0][1]), "MAX_ROWS=1000000") {
+		t.Errorf("legacy schema: %v %v", ddl, err)
+	}
+	expect(t, starbench(t, nil, legacy("insert.lua", "cleanup")...), 0, "Dropping table 'sbtest1'...", "Dropping table 'sbtest2'...")
+	expect(t, starbench(t, nil, legacy("bulk_insert.lua", "--threads=2", "prepare")...), 0, "Creating table 'sbtest0'...", "Creating table 'sbtest1'...")
+	expect(t, starbench(t, nil, legacy("bulk_insert.lua", "--threads=2", "--events=1000", "--time=0", "--out", outDir(t), "run")...), 0,
+		"transactions:                        1000 ")
+	rs, err = c.Query(ctx, "SELECT COUNT(*) FROM sbtest0")
+	if err != nil || rs.Rows[0][0].(int64) == 0 {
+		t.Errorf("bulk_insert rows in sbtest0: %v %v", rs, err)
+	}
+	expect(t, starbench(t, nil, legacy("bulk_insert.lua", "--threads=2", "cleanup")...), 0, "Dropping table 'sbtest0'...")
 }

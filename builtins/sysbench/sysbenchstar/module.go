@@ -364,6 +364,9 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 	printer.Banner()
 	seed := stepSeed(thread, s, c.opts.RandSeed)
 	ctx := s.Context()
+	for _, n := range sysbench.NotApplied(&wl.Options) {
+		runner.Warn(thread, "%s", n)
+	}
 	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer})
 	if res == nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
