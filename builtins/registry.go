@@ -9,6 +9,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/report/reportstar"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
 	"github.com/starbench/starbench/runner"
 )
@@ -23,6 +24,7 @@ type Entry struct {
 var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc},
+	{Module: reportstar.Module, Doc: reportstar.Doc},
 }
 
 // Predeclared returns the modules as plan globals.

@@ -212,6 +212,9 @@ func Output(thread *starlark.Thread) io.Writer {
 	if r == nil {
 		return io.Discard
 	}
+	if !r.showsOutput() {
+		return &logOnly{r: r}
+	}
 	return &runOutput{r: r}
 }
 
@@ -248,4 +251,17 @@ func RelativeToResults(thread *starlark.Thread, path string) string {
 		return rel
 	}
 	return path
+}
+
+// ResultsDir makes (if needed) and returns the run's results directory;
+// "" in dry-run mode.
+func ResultsDir(thread *starlark.Thread) (string, error) {
+	r := runOf(thread)
+	if r == nil || r.opts.DryRun {
+		return "", nil
+	}
+	if err := r.ensureDir(); err != nil {
+		return "", err
+	}
+	return r.dir, nil
 }

@@ -37,6 +37,12 @@ type Options struct {
 	Stderr      io.Writer           // banners and warnings; nil means os.Stderr
 	ToolVersion string
 	CommandLine []string // recorded in the manifest, redacted
+	// Progress, when set, is a live view: plan output goes through it and
+	// builtin output (sysbench's text) only to output.log.
+	Progress Progress
+	// Quiet keeps builtin output off the terminal (it still goes to
+	// output.log and the step folders); plan print() output stays.
+	Quiet bool
 }
 
 // Result is what a finished (or failed) evaluation leaves behind.
@@ -74,6 +80,7 @@ type Run struct {
 	banners   map[string]bool
 	state     map[any]any
 	finishers []func()
+	topSteps  int
 }
 
 const runKey = "starbench.run"
@@ -361,10 +368,15 @@ func (r *Run) writeManifestLocked() error {
 
 func (r *Run) redact(s string) string { return r.redactor.redact(s) }
 
-// print is the thread's print(): plan output goes to stdout and output.log.
+// print is the thread's print(): plan output goes to stdout (through the
+// live view, if any) and output.log.
 func (r *Run) print(_ *starlark.Thread, msg string) {
 	msg = r.redact(msg)
-	fmt.Fprintln(r.stdout, msg)
+	if r.opts.Progress != nil {
+		r.opts.Progress.Line(msg)
+	} else {
+		fmt.Fprintln(r.stdout, msg)
+	}
 	r.appendLog(msg)
 }
 
@@ -390,6 +402,14 @@ func (r *Run) countStep() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.manifest.Steps++
+}
+
+// topStep counts top-level steps for the live view.
+func (r *Run) topStep() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.topSteps++
+	return r.topSteps
 }
 
 func (r *Run) addNote(note string) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -188,6 +189,10 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 		return Outcome{}, err
 	}
 	r.countStep()
+	top := r.opts.Progress != nil && !strings.Contains(s.id, ".")
+	if top {
+		r.opts.Progress.StepStarted(r.topStep(), s.id, s.info.Builtin, r.redact(s.info.Text))
+	}
 	var out Outcome
 	var err error
 	if err = r.ctx.Err(); err == nil {
@@ -213,6 +218,9 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 	}
 	if jerr := r.journal.write(end, true); jerr != nil && err == nil {
 		err = jerr
+	}
+	if top {
+		r.opts.Progress.StepEnded(s.id, end.Outcome)
 	}
 	return out, err
 }

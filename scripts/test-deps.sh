@@ -9,6 +9,7 @@ needs=(
   "mariadbd mariadb-server"
   "mariadb-install-db mariadb-server"
   "sysbench sysbench"
+  "chromium chromium"
 )
 
 missing_pkgs=()

@@ -435,3 +435,25 @@ func TestSysbenchLegacyScripts(t *testing.T) {
 	}
 	expect(t, starbench(t, nil, legacy("bulk_insert.lua", "--threads=2", "cleanup")...), 0, "Dropping table 'sbtest0'...")
 }
+
+func TestProgressViews(t *testing.T) {
+	out := outDir(t)
+	r := starbench(t, nil, "run", "plans/quickstart.star", "--out", out, "--progress=tty", "-p", "threads=1,2", "-p", "time=2s")
+	expect(t, r, 0, "\r\x1b[K", "step 1/6 db.connect", "/6 oltp_read_only t2 | ", "step 6 ok: oltp_read_only at 2 threads:", "threads  tps")
+	if strings.Contains(r.stdout, "SQL statistics:") {
+		t.Errorf("the live view printed sysbench's report text")
+	}
+	logged, _ := os.ReadFile(filepath.Join(out, "output.log"))
+	if !strings.Contains(string(logged), "SQL statistics:") || !strings.Contains(string(logged), "threads  tps") {
+		t.Errorf("output.log lacks the benchmark output or the plan output")
+	}
+	r = starbench(t, nil, "run", "plans/quickstart.star", "--out", outDir(t), "--quiet", "-p", "threads=1", "-p", "time=1s")
+	expect(t, r, 0, "threads  tps")
+	if strings.Contains(r.stdout, "SQL statistics:") || strings.Contains(r.stdout, "\x1b[K") {
+		t.Errorf("--quiet printed benchmark output:\n%s", r.stdout)
+	}
+	// Without a terminal, auto is plain: sysbench's own lines.
+	r = starbench(t, nil, "run", "plans/quickstart.star", "--out", outDir(t), "-p", "threads=1", "-p", "time=1s")
+	expect(t, r, 0, "[ 1s ] thds: 1 tps:", "SQL statistics:")
+	expect(t, starbench(t, nil, "run", "plans/quickstart.star", "--progress=fancy"), 2, "unknown --progress")
+}

@@ -122,7 +122,7 @@ meaningless for numbers).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef("%v\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(a.runCommand(), a.checkCommand(), a.sysbenchCommand(), a.docCommand(), a.versionCommand())
+	root.AddCommand(a.runCommand(), a.checkCommand(), a.sysbenchCommand(), a.reportCommand(), a.compareCommand(), a.docCommand(), a.versionCommand())
 	return root
 }
 
@@ -131,6 +131,7 @@ func (a *app) report(err error) int {
 	var usage *usageError
 	var runnerUsage *runner.UsageError
 	var planErr *runner.PlanError
+	var threshold *thresholdError
 	switch {
 	case errors.As(err, &usage), errors.As(err, &runnerUsage):
 		fmt.Fprintf(a.stderr, "starbench: %s\n", a.redact(err.Error()))
@@ -138,6 +139,9 @@ func (a *app) report(err error) int {
 	case errors.As(err, &planErr):
 		fmt.Fprintf(a.stderr, "%s\n", a.redact(planErrorText(planErr)))
 		return exitUsage
+	case errors.As(err, &threshold):
+		fmt.Fprintf(a.stderr, "%s\n", a.redact(err.Error()))
+		return exitThreshold
 	case errors.Is(err, runner.ErrInterrupted):
 		fmt.Fprintf(a.stderr, "starbench: interrupted\n")
 		return exitInterrupted

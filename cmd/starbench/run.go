@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,8 +104,8 @@ func redactor(secrets []string) func(string) string {
 
 func (a *app) runCommand() *cobra.Command {
 	var f planFlags
-	var out string
-	var dryRun bool
+	var out, progress string
+	var dryRun, quiet bool
 	cmd := &cobra.Command{
 		Use:   "run PLAN.star [-p name=value]... [--target DSN|embedded|sandbox:mariadb] [--out DIR] [--dry-run] [--seed N]",
 		Short: "Run a plan and write its results folder",
@@ -131,12 +132,33 @@ stops the run cleanly and writes its results; twice exits at once).`,
 			if err != nil {
 				return err
 			}
-			opts.OutDir, opts.DryRun = out, dryRun
+			opts.OutDir, opts.DryRun, opts.Quiet = out, dryRun, quiet
+			var live *ttyProgress
+			if !dryRun && !quiet {
+				switch progress {
+				case "tty":
+					live = a.liveView(cmd, opts)
+				case "auto":
+					if isTerminal(a.stdout) {
+						live = a.liveView(cmd, opts)
+					}
+				case "plain":
+				default:
+					return usagef("unknown --progress %q (want auto, plain or tty)", progress)
+				}
+			}
+			if live != nil {
+				opts.Progress = live
+			}
 			res, err := runner.Evaluate(cmd.Context(), opts)
+			if live != nil {
+				live.finish()
+			}
 			a.redact = res.Redact
 			if dryRun {
 				a.printSteps(res)
 			} else if res.Dir != "" {
+				a.writeRunReports(res.Dir)
 				fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
 			}
 			return err
@@ -145,7 +167,25 @@ stops the run cleanly and writes its results; twice exits at once).`,
 	f.register(cmd)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "results folder (must be new or empty; default results/<UTC time>-<plan name>/)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the steps without acting: no connection, no results folder")
+	cmd.Flags().StringVar(&progress, "progress", "auto", "auto (a live view on a terminal, else plain), plain (sysbench's interval lines and reports) or tty")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "keep benchmark output off the terminal (it stays in output.log and the step folders)")
 	return cmd
+}
+
+// liveView makes the terminal view; a quiet dry run first counts the
+// plan's steps so the view can show step n of m.
+func (a *app) liveView(cmd *cobra.Command, opts runner.Options) *ttyProgress {
+	count := opts
+	count.DryRun, count.Stdout, count.Stderr, count.Progress = true, io.Discard, io.Discard, nil
+	total := 0
+	if res, err := runner.Evaluate(cmd.Context(), count); err == nil {
+		for _, s := range res.Steps {
+			if !strings.Contains(s.ID, ".") {
+				total++
+			}
+		}
+	}
+	return newTTYProgress(a.stdout, total, a.redact)
 }
 
 func exactlyOnePlan(cmd *cobra.Command, args []string) error {

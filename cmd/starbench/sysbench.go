@@ -220,6 +220,7 @@ func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sys
 	if err := writeManifest(dir, manifest, a.redact); err != nil {
 		return err
 	}
+	a.writeRunReports(dir)
 	fmt.Fprintf(a.stderr, "results: %s (%s)\n", dir, manifest.Status)
 	if runErr != nil {
 		return wrapInterrupt(ctx, runErr)

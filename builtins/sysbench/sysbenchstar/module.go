@@ -367,12 +367,26 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 	for _, n := range sysbench.NotApplied(&wl.Options) {
 		runner.Warn(thread, "%s", n)
 	}
-	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer})
+	live := bench.SinkFunc(func(iv *bench.Interval) {
+		p99 := 0.0
+		if iv.Latency.TotalCount() > 0 {
+			p99 = float64(iv.Latency.ValueAtPercentile(99)) / 1000
+		}
+		runner.ReportBenchmark(thread, runner.BenchmarkStatus{
+			Workload: wl.Script.Name, Threads: wl.Options.Threads, ElapsedS: iv.End.Seconds(), TotalS: float64(wl.Options.Time),
+			TPS: iv.Rate(iv.Counts.Events), P99MS: p99, Errors: iv.Counts.Errors, Reconnects: iv.Counts.Reconnects,
+		})
+	})
+	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer, Sinks: []bench.Sink{live}})
 	if res == nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
 	}
 	sum := bench.Summarize(res, c.opts.Percentile)
 	sum.Tags, sum.Options, sum.Seed, sum.Target = c.tags, c.opts.Map(), seed, c.conn.Display()
+	runner.ReportBenchmark(thread, runner.BenchmarkStatus{
+		Workload: wl.Script.Name, Threads: wl.Options.Threads, ElapsedS: sum.Seconds, TotalS: float64(wl.Options.Time),
+		TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true,
+	})
 	if runErr != nil {
 		sum.Status, sum.Error = "failed", runner.Redact(thread, runErr.Error())
 	}

@@ -1,0 +1,304 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// CompareOptions say what to compare.
+type CompareOptions struct {
+	// By is the tag whose values are the contenders; "" makes each
+	// results folder a contender.
+	By string
+	// Baseline is the contender the others are compared with; "" is the
+	// first one found.
+	Baseline   string
+	Metric     Metric
+	Thresholds []Threshold
+}
+
+// Threshold is a --fail-if condition such as tps<-5% or p99>+10%.
+type Threshold struct {
+	Metric  Metric
+	Less    bool    // "<": fail when the change is below Percent
+	Percent float64 // signed percent
+	Text    string
+}
+
+var thresholdRe = regexp.MustCompile(`^\s*([a-z0-9]+)\s*([<>])\s*([+-]?\d+(?:\.\d+)?)\s*%\s*$`)
+
+// ParseThreshold reads "tps<-5%" or "p99>+10%".
+func ParseThreshold(s string) (Threshold, error) {
+	m := thresholdRe.FindStringSubmatch(s)
+	if m == nil {
+		return Threshold{}, fmt.Errorf("threshold %q does not parse: want METRIC<PERCENT%% or METRIC>PERCENT%%, e.g. 'tps<-5%%' or 'p99>+10%%'", s)
+	}
+	metric, err := ParseMetric(m[1])
+	if err != nil {
+		return Threshold{}, fmt.Errorf("threshold %q: %w", s, err)
+	}
+	pct, _ := strconv.ParseFloat(m[3], 64)
+	return Threshold{Metric: metric, Less: m[2] == "<", Percent: pct, Text: strings.TrimSpace(s)}, nil
+}
+
+// crossed reports whether a change (percent) crosses the threshold.
+func (t Threshold) crossed(change float64) bool {
+	if t.Less {
+		return change < t.Percent
+	}
+	return change > t.Percent
+}
+
+// Cell is one contender's numbers for one key.
+type Cell struct {
+	Contender   string  `json:"contender"`
+	Present     bool    `json:"present"`
+	Stats       Stats   `json:"stats"`
+	Change      float64 `json:"change_pct"`  // vs the baseline, percent
+	Significant bool    `json:"significant"` // beyond run-to-run noise (or no noise estimate)
+}
+
+// Row compares the contenders on one key.
+type Row struct {
+	Key   Key    `json:"-"`
+	Name  string `json:"key"`
+	Cells []Cell `json:"cells"`
+}
+
+// Violation is a threshold crossed by a contender on a key.
+type Violation struct {
+	Threshold string  `json:"threshold"`
+	Key       string  `json:"key"`
+	Contender string  `json:"contender"`
+	Change    float64 `json:"change_pct"`
+	Noise     string  `json:"noise"` // "beyond noise" or "single samples"
+}
+
+// Comparison is the result of Compare.
+type Comparison struct {
+	By         string      `json:"by"`
+	Baseline   string      `json:"baseline"`
+	Metric     Metric      `json:"metric"`
+	Contenders []string    `json:"contenders"`
+	Rows       []Row       `json:"rows"`
+	Violations []Violation `json:"violations"`
+	groups     map[string]map[Key]*Group
+}
+
+// ErrNothingToCompare is returned when the folders share no step.
+var ErrNothingToCompare = fmt.Errorf("nothing to compare")
+
+// Compare matches benchmark steps of runs by workload, threads and tags
+// (apart from round and the By tag) and compares every contender with
+// the baseline. Repeats give mean, stddev, CV and a 95% interval, and a
+// change within noise is marked as such.
+func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
+	if opts.Metric == "" {
+		opts.Metric = MetricTPS
+	}
+	c := &Comparison{By: opts.By, Metric: opts.Metric, groups: map[string]map[Key]*Group{}}
+	byContender := map[string][]*Benchmark{}
+	names := runLabels(runs)
+	for i, r := range runs {
+		for _, b := range r.Benchmarks {
+			contender := names[i]
+			if opts.By != "" {
+				v, ok := b.Summary.Tags[opts.By]
+				if !ok {
+					continue
+				}
+				contender = v
+			}
+			if _, seen := byContender[contender]; !seen {
+				c.Contenders = append(c.Contenders, contender)
+			}
+			byContender[contender] = append(byContender[contender], b)
+		}
+	}
+	if len(c.Contenders) == 0 {
+		if opts.By != "" {
+			return nil, fmt.Errorf("%w: no benchmark step has the tag %q (tags found: %s)", ErrNothingToCompare, opts.By, strings.Join(tagNames(Benchmarks(runs)), ", "))
+		}
+		return nil, fmt.Errorf("%w: the folders hold no benchmark steps", ErrNothingToCompare)
+	}
+	c.Baseline = opts.Baseline
+	if c.Baseline == "" {
+		c.Baseline = c.Contenders[0]
+	}
+	if _, ok := byContender[c.Baseline]; !ok {
+		return nil, fmt.Errorf("%w: baseline %q is not among the contenders (%s)", ErrNothingToCompare, c.Baseline, strings.Join(c.Contenders, ", "))
+	}
+	// Baseline first, the others in order of appearance.
+	sort.SliceStable(c.Contenders, func(i, j int) bool { return c.Contenders[i] == c.Baseline && c.Contenders[j] != c.Baseline })
+	if len(c.Contenders) < 2 {
+		return nil, fmt.Errorf("%w: only one contender (%s); give more folders or --by a tag with several values", ErrNothingToCompare, c.Baseline)
+	}
+	var keys []Key
+	seen := map[Key]bool{}
+	for _, name := range c.Contenders {
+		c.groups[name] = map[Key]*Group{}
+		for _, g := range Groups(byContender[name], opts.By) {
+			c.groups[name][g.Key] = g
+			if !seen[g.Key] {
+				seen[g.Key] = true
+				keys = append(keys, g.Key)
+			}
+		}
+	}
+	for _, k := range keys {
+		if c.groups[c.Baseline][k] == nil {
+			continue
+		}
+		shared := false
+		for _, name := range c.Contenders[1:] {
+			if c.groups[name][k] != nil {
+				shared = true
+			}
+		}
+		if !shared {
+			continue
+		}
+		c.Rows = append(c.Rows, c.row(k, opts.Metric))
+	}
+	if len(c.Rows) == 0 {
+		return nil, fmt.Errorf("%w: no workload, threads and tags in common between %s", ErrNothingToCompare, strings.Join(c.Contenders, " and "))
+	}
+	for _, t := range opts.Thresholds {
+		for _, k := range keys {
+			if c.groups[c.Baseline][k] == nil {
+				continue
+			}
+			r := c.row(k, t.Metric)
+			for _, cell := range r.Cells[1:] {
+				if !cell.Present || !t.crossed(cell.Change) {
+					continue
+				}
+				base := r.Cells[0].Stats
+				switch {
+				case base.N >= 2 && cell.Stats.N >= 2 && !cell.Significant:
+					continue // within noise
+				case base.N >= 2 && cell.Stats.N >= 2:
+					c.Violations = append(c.Violations, Violation{t.Text, k.String(), cell.Contender, cell.Change, "beyond noise"})
+				default:
+					c.Violations = append(c.Violations, Violation{t.Text, k.String(), cell.Contender, cell.Change, "single samples"})
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+func (c *Comparison) row(k Key, m Metric) Row {
+	r := Row{Key: k, Name: k.String()}
+	base := c.groups[c.Baseline][k].Stats(m)
+	for _, name := range c.Contenders {
+		g := c.groups[name][k]
+		cell := Cell{Contender: name, Present: g != nil}
+		if g != nil {
+			cell.Stats = g.Stats(m)
+			if base.Mean != 0 {
+				cell.Change = (cell.Stats.Mean - base.Mean) / base.Mean * 100
+			}
+			cell.Significant = name != c.Baseline && Significant(base, cell.Stats)
+		}
+		r.Cells = append(r.Cells, cell)
+	}
+	return r
+}
+
+// runLabels names each run for comparisons without --by: its folder name,
+// made unique.
+func runLabels(runs []*Run) []string {
+	out := make([]string, len(runs))
+	count := map[string]int{}
+	for i, r := range runs {
+		name := r.Name
+		count[name]++
+		if count[name] > 1 {
+			name = fmt.Sprintf("%s#%d", name, count[name])
+		}
+		out[i] = name
+	}
+	return out
+}
+
+// HasRepeats reports whether any cell has more than one sample.
+func (c *Comparison) HasRepeats() bool {
+	for _, r := range c.Rows {
+		for _, cell := range r.Cells {
+			if cell.Stats.N > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Table renders the comparison as a table: one row per key, per contender
+// its value (mean ± 95% interval with repeats) and the change vs the
+// baseline; "~" marks a change within noise.
+func (c *Comparison) Table() Table {
+	t := Table{Title: fmt.Sprintf("%s by %s, baseline %s", c.Metric, c.byLabel(), c.Baseline)}
+	t.Columns = []string{"workload", "threads", "tags"}
+	t.Numeric = []bool{false, true, false}
+	for i, name := range c.Contenders {
+		t.Columns = append(t.Columns, name)
+		t.Numeric = append(t.Numeric, true)
+		if i > 0 {
+			t.Columns = append(t.Columns, "vs "+c.Baseline)
+			t.Numeric = append(t.Numeric, true)
+		}
+	}
+	for _, r := range c.Rows {
+		row := []string{r.Key.Workload, strconv.Itoa(r.Key.Threads), r.Key.Tags}
+		for i, cell := range r.Cells {
+			if !cell.Present {
+				row = append(row, "-")
+				if i > 0 {
+					row = append(row, "-")
+				}
+				continue
+			}
+			v := num(cell.Stats.Mean)
+			if cell.Stats.N > 1 {
+				v += fmt.Sprintf(" ±%.1f%% (n=%d)", (cell.Stats.CIHigh-cell.Stats.Mean)/cell.Stats.Mean*100, cell.Stats.N)
+			}
+			row = append(row, v)
+			if i > 0 {
+				ch := fmt.Sprintf("%+.2f%%", cell.Change)
+				if !cell.Significant {
+					ch += " ~"
+				}
+				row = append(row, ch)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func (c *Comparison) byLabel() string {
+	if c.By == "" {
+		return "results folder"
+	}
+	return c.By
+}
+
+// Legend explains the marks of Table.
+func (c *Comparison) Legend() string {
+	if c.HasRepeats() {
+		return "Values are means; ±: 95% confidence interval of the mean. ~: the change is within run-to-run noise (Welch's t-test, 95%)."
+	}
+	return "One sample per contender: changes are compared directly, without a noise estimate (repeat steps with the round tag to get one)."
+}
+
+// WriteViolations lists crossed thresholds.
+func (c *Comparison) WriteViolations(w io.Writer) {
+	for _, v := range c.Violations {
+		fmt.Fprintf(w, "threshold %s crossed: %s, %s %+.2f%% vs %s (%s)\n", v.Threshold, v.Key, v.Contender, v.Change, c.Baseline, v.Noise)
+	}
+}

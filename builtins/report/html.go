@@ -1,0 +1,270 @@
+package report
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+var pageTemplate = template.Must(template.New("page.html.tmpl").Funcs(template.FuncMap{
+	"add":  func(a, b float64) float64 { return a + b },
+	"sub":  func(a, b float64) float64 { return a - b },
+	"half": func(a float64) float64 { return a / 2 },
+}).ParseFS(templateFS, "templates/page.html.tmpl"))
+
+// page is the model of an HTML report.
+type page struct {
+	Title      string
+	Subtitle   string
+	Banners    []string
+	Runs       []pageRun
+	Violations []string
+	Sections   []section
+	Empty      bool
+}
+
+type pageRun struct {
+	Name  string
+	Facts []fact
+}
+
+type fact struct{ Name, Value string }
+
+type section struct {
+	Title  string
+	Note   string
+	Tables []Table
+	Charts []*Chart
+}
+
+// WriteHTML writes a self-contained page (no scripts, fonts or network)
+// with the runs' manifests, a table per workload, charts of tps and
+// latency percentiles against threads (one series per tag combination),
+// and for each benchmark step its tps and p99 over time.
+func WriteHTML(w io.Writer, runs []*Run) error {
+	p := page{Title: "starbench report"}
+	if len(runs) == 1 {
+		p.Title += ": " + runs[0].Manifest.Plan
+		p.Subtitle = runs[0].Dir
+	}
+	for _, r := range runs {
+		p.Runs = append(p.Runs, pageRun{Name: r.Name, Facts: facts(r)})
+		p.Banners = append(p.Banners, r.Manifest.Banners...)
+	}
+	benchmarks := Benchmarks(runs)
+	p.Empty = len(benchmarks) == 0
+	tables := WorkloadTables(benchmarks)
+	for i, wl := range workloads(benchmarks) {
+		sec := section{Title: wl, Tables: []Table{tables[i]}}
+		sec.Charts = threadCharts(wl, benchmarks)
+		p.Sections = append(p.Sections, sec)
+	}
+	if ts := timeSeriesSection(benchmarks); ts != nil {
+		p.Sections = append(p.Sections, *ts)
+	}
+	return pageTemplate.Execute(w, p)
+}
+
+// WriteCompareHTML writes a comparison as a page: the table, the metric
+// against the keys per contender, and crossed thresholds.
+func WriteCompareHTML(w io.Writer, runs []*Run, c *Comparison) error {
+	p := page{Title: fmt.Sprintf("starbench compare: %s by %s", c.Metric, c.byLabel())}
+	p.Subtitle = "baseline " + c.Baseline
+	for _, r := range runs {
+		p.Runs = append(p.Runs, pageRun{Name: r.Name, Facts: facts(r)})
+	}
+	for _, v := range c.Violations {
+		p.Violations = append(p.Violations, fmt.Sprintf("%s: %s, %s %+.2f%% vs %s (%s)", v.Threshold, v.Key, v.Contender, v.Change, c.Baseline, v.Noise))
+	}
+	var cats []string
+	for _, r := range c.Rows {
+		cats = append(cats, r.Name)
+	}
+	var series []SeriesData
+	for i, name := range c.Contenders {
+		s := SeriesData{Name: name, Color: i}
+		for _, r := range c.Rows {
+			if r.Cells[i].Present {
+				s.Values = append(s.Values, r.Cells[i].Stats.Mean)
+			} else {
+				s.Values = append(s.Values, math.NaN())
+			}
+		}
+		series = append(series, s)
+	}
+	chart := CategoryChart(fmt.Sprintf("%s per step", c.Metric), "workload, threads, tags", metricLabel(c.Metric), shortKeys(cats), series)
+	p.Sections = []section{{Title: "Comparison", Note: c.Legend(), Tables: []Table{c.Table()}, Charts: []*Chart{chart}}}
+	return pageTemplate.Execute(w, p)
+}
+
+func shortKeys(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		k = strings.ReplaceAll(k, "oltp_", "")
+		if len(k) > 28 {
+			k = k[:27] + "…"
+		}
+		out[i] = k
+	}
+	return out
+}
+
+func metricLabel(m Metric) string {
+	switch m {
+	case MetricTPS:
+		return "transactions per second"
+	case MetricQPS:
+		return "queries per second"
+	}
+	return string(m) + " latency (ms)"
+}
+
+// facts lists what the manifest says about a run.
+func facts(r *Run) []fact {
+	m := r.Manifest
+	fs := []fact{{"plan", m.Plan}, {"status", m.Status}, {"tool", m.Tool.Name + " " + m.Tool.Version}}
+	if !m.Started.IsZero() {
+		v := m.Started.Format("2006-01-02 15:04:05 MST")
+		if m.Ended != nil {
+			v += fmt.Sprintf(" (%s)", m.Ended.Sub(m.Started).Round(1e9))
+		}
+		fs = append(fs, fact{"started", v})
+	}
+	fs = append(fs, fact{"seed", strconv.FormatInt(m.Seed, 10)})
+	if len(m.Params) > 0 {
+		var names []string
+		for k := range m.Params {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		var parts []string
+		for _, k := range names {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, m.Params[k]))
+		}
+		fs = append(fs, fact{"params", strings.Join(parts, "  ")})
+	}
+	var tnames []string
+	for k := range m.Targets {
+		tnames = append(tnames, k)
+	}
+	sort.Strings(tnames)
+	for _, k := range tnames {
+		t := m.Targets[k]
+		where := t.DSN
+		if where == "" {
+			where = t.Endpoints
+		}
+		fs = append(fs, fact{"target " + k, strings.TrimSpace(fmt.Sprintf("%s %s %s", t.ServerVersion, t.Kind, where))})
+	}
+	if m.Host != nil {
+		fs = append(fs, fact{"client host", fmt.Sprintf("%v, %v CPUs, %v, kernel %v", m.Host["cpu_model"], m.Host["cpus"], m.Host["distro"], m.Host["kernel"])})
+	}
+	if m.Error != "" {
+		fs = append(fs, fact{"error", m.Error})
+	}
+	for _, s := range m.Sources {
+		fs = append(fs, fact{"source", fmt.Sprintf("%s sha256:%s", s.Name, s.SHA256[:min(12, len(s.SHA256))])})
+	}
+	return fs
+}
+
+// threadCharts are tps and latency percentiles against threads, one series
+// per tag combination (repeats averaged).
+func threadCharts(wl string, benchmarks []*Benchmark) []*Chart {
+	var mine []*Benchmark
+	for _, b := range benchmarks {
+		if b.Workload() == wl {
+			mine = append(mine, b)
+		}
+	}
+	groups := Groups(mine)
+	threadSet := map[int]bool{}
+	seriesOrder := []string{}
+	bySeries := map[string]map[int]*Group{}
+	for _, g := range groups {
+		threadSet[g.Key.Threads] = true
+		if bySeries[g.Key.Tags] == nil {
+			bySeries[g.Key.Tags] = map[int]*Group{}
+			seriesOrder = append(seriesOrder, g.Key.Tags)
+		}
+		bySeries[g.Key.Tags][g.Key.Threads] = g
+	}
+	var threads []int
+	for t := range threadSet {
+		threads = append(threads, t)
+	}
+	sort.Ints(threads)
+	cats := make([]string, len(threads))
+	for i, t := range threads {
+		cats[i] = strconv.Itoa(t)
+	}
+	values := func(tags string, m Metric) []float64 {
+		out := make([]float64, len(threads))
+		for i, t := range threads {
+			if g := bySeries[tags][t]; g != nil {
+				out[i] = g.Stats(m).Mean
+			} else {
+				out[i] = math.NaN()
+			}
+		}
+		return out
+	}
+	name := func(tags string) string {
+		if tags == "" {
+			return wl
+		}
+		return tags
+	}
+	var tps, lat []SeriesData
+	for i, tags := range seriesOrder {
+		tps = append(tps, SeriesData{Name: name(tags), Values: values(tags, MetricTPS), Color: i})
+		lat = append(lat,
+			SeriesData{Name: name(tags) + " p99", Values: values(tags, MetricP99), Color: i},
+			SeriesData{Name: name(tags) + " p95", Values: values(tags, MetricP95), Color: i, Dashed: true})
+	}
+	return []*Chart{
+		CategoryChart(wl+": throughput", "threads", "transactions per second", cats, tps),
+		CategoryChart(wl+": latency percentiles", "threads", "latency (ms)", cats, lat),
+	}
+}
+
+// timeSeriesSection charts each benchmark step's tps and p99 over time.
+func timeSeriesSection(benchmarks []*Benchmark) *section {
+	sec := section{Title: "Per step: throughput and p99 latency over time"}
+	for _, b := range benchmarks {
+		if len(b.Intervals) < 2 {
+			continue
+		}
+		var x, tps, p99 []float64
+		for _, iv := range b.Intervals {
+			x = append(x, iv.Time)
+			tps = append(tps, iv.TPS)
+			p99 = append(p99, iv.P99)
+		}
+		label := fmt.Sprintf("step %s: %s, %d threads", b.Step, b.Workload(), b.Threads())
+		if b.Step == "" {
+			label = fmt.Sprintf("%s, %d threads", b.Workload(), b.Threads())
+		}
+		if tags := keyOf(b, nil).Tags; tags != "" {
+			label += ", " + tags
+		}
+		if r := b.Summary.Tags[RoundTag]; r != "" {
+			label += ", round " + r
+		}
+		sec.Charts = append(sec.Charts,
+			LineChart(label+": tps", "s", "transactions per second", x, []SeriesData{{Name: "tps", Values: tps, Color: 0}}),
+			LineChart(label+": p99", "s", "p99 latency (ms)", x, []SeriesData{{Name: "p99", Values: p99, Color: 1}}))
+	}
+	if len(sec.Charts) == 0 {
+		return nil
+	}
+	return &sec
+}

@@ -1,0 +1,165 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/starbench/starbench/builtins/bench"
+)
+
+func TestStatsOf(t *testing.T) {
+	s := StatsOf([]float64{10, 12, 14})
+	if s.N != 3 || s.Mean != 12 || math.Abs(s.Stddev-2) > 1e-9 || math.Abs(s.CV-2.0/12) > 1e-9 {
+		t.Errorf("stats %+v", s)
+	}
+	// 95% interval: mean ± t(2) * sd/sqrt(3) = 12 ± 4.303*2/1.732.
+	if half := s.CIHigh - s.Mean; math.Abs(half-4.303*2/math.Sqrt(3)) > 1e-3 || s.CILow != s.Mean-half {
+		t.Errorf("interval %+v", s)
+	}
+	if one := StatsOf([]float64{5}); one.Stddev != 0 || one.CILow != 5 || one.CIHigh != 5 {
+		t.Errorf("single sample %+v", one)
+	}
+}
+
+func TestSignificant(t *testing.T) {
+	a := StatsOf([]float64{100, 101, 99, 100})
+	if Significant(a, StatsOf([]float64{100.5, 99.5, 101, 100})) {
+		t.Errorf("overlapping samples called significant")
+	}
+	if !Significant(a, StatsOf([]float64{80, 81, 79, 80})) {
+		t.Errorf("a 20%% drop with tight samples is significant")
+	}
+	if !Significant(StatsOf([]float64{100}), StatsOf([]float64{99})) {
+		t.Errorf("single samples have no noise estimate: compared directly")
+	}
+}
+
+func TestParseThreshold(t *testing.T) {
+	for in, want := range map[string]Threshold{
+		"tps<-5%":      {Metric: MetricTPS, Less: true, Percent: -5, Text: "tps<-5%"},
+		"p99>+10%":     {Metric: MetricP99, Less: false, Percent: 10, Text: "p99>+10%"},
+		" qps < -2.5%": {Metric: MetricQPS, Less: true, Percent: -2.5, Text: "qps < -2.5%"},
+	} {
+		got, err := ParseThreshold(in)
+		if err != nil || got != want {
+			t.Errorf("ParseThreshold(%q) = %+v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"tps<-5", "tps=5%", "speed<-5%", "", "p99>>10%"} {
+		if _, err := ParseThreshold(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// bm makes a benchmark with a given tps and p99.
+func bm(run *Run, workload string, threads int, tps, p99 float64, tags map[string]string) *Benchmark {
+	b := &Benchmark{Run: run, Summary: bench.Summary{Workload: bench.Meta{Name: workload}, Threads: threads, TPS: tps, QPS: tps * 10, Tags: tags,
+		Latency: bench.LatencySummary{AvgMS: p99 / 2, MinMS: 1, MaxMS: p99 * 2, Percentiles: map[string]float64{"95": p99 * 0.8, "99": p99}}}}
+	run.Benchmarks = append(run.Benchmarks, b)
+	return b
+}
+
+func TestCompareByTagWithRepeatsAndThresholds(t *testing.T) {
+	r := &Run{Name: "run"}
+	for round, jitter := range []float64{0, 3} {
+		rt := map[string]string{"round": []string{"1", "2"}[round]}
+		tag := func(v string) map[string]string { return map[string]string{"version": v, "round": rt["round"]} }
+		bm(r, "oltp_point_select", 8, 1000+jitter, 5, tag("a"))
+		bm(r, "oltp_point_select", 8, 1001-jitter, 5, tag("b")) // same within noise
+		bm(r, "oltp_point_select", 8, 500+jitter, 9, tag("c"))  // a real drop
+		bm(r, "oltp_read_write", 8, 300, 20, tag("a"))          // only a has it: still a row, c and b missing
+	}
+	c, err := Compare([]*Run{r}, CompareOptions{By: "version", Baseline: "a", Metric: MetricTPS,
+		Thresholds: []Threshold{mustThreshold(t, "tps<-5%"), mustThreshold(t, "p99>+50%")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Contenders, ",") != "a,b,c" || len(c.Rows) != 1 {
+		t.Fatalf("contenders %v rows %d", c.Contenders, len(c.Rows))
+	}
+	cells := c.Rows[0].Cells
+	if cells[1].Significant || !cells[2].Significant || math.Abs(cells[2].Change-(-49.95)) > 0.2 || cells[0].Stats.N != 2 {
+		t.Errorf("cells %+v", cells)
+	}
+	var got []string
+	for _, v := range c.Violations {
+		got = append(got, v.Threshold+" "+v.Contender)
+	}
+	if strings.Join(got, "|") != "tps<-5% c|p99>+50% c" {
+		t.Errorf("violations %v", got)
+	}
+	var buf bytes.Buffer
+	WriteMarkdown(&buf, []Table{c.Table()})
+	for _, want := range []string{"| workload | threads | tags | a | b | vs a | c | vs a |", "(n=2)", "~", "-49.9"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+func mustThreshold(t *testing.T, s string) Threshold {
+	th, err := ParseThreshold(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
+}
+
+func TestCompareErrors(t *testing.T) {
+	a, b := &Run{Name: "a"}, &Run{Name: "b"}
+	bm(a, "oltp_point_select", 8, 1000, 5, nil)
+	bm(b, "oltp_read_write", 8, 1000, 5, nil)
+	if _, err := Compare([]*Run{a, b}, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "nothing to compare: no workload, threads and tags in common") {
+		t.Errorf("disjoint runs: %v", err)
+	}
+	if _, err := Compare([]*Run{a, b}, CompareOptions{By: "version"}); err == nil || !strings.Contains(err.Error(), `no benchmark step has the tag "version"`) {
+		t.Errorf("missing tag: %v", err)
+	}
+	if _, err := Compare([]*Run{a, b}, CompareOptions{Baseline: "zzz"}); err == nil || !strings.Contains(err.Error(), `baseline "zzz" is not among the contenders (a, b)`) {
+		t.Errorf("unknown baseline: %v", err)
+	}
+	if _, err := Compare([]*Run{a}, CompareOptions{}); err == nil || !strings.Contains(err.Error(), "only one contender") {
+		t.Errorf("one folder: %v", err)
+	}
+	// Without --by, same-named folders stay distinct contenders.
+	c := &Run{Name: "a"}
+	bm(c, "oltp_point_select", 8, 900, 5, nil)
+	cmp, err := Compare([]*Run{a, c}, CompareOptions{})
+	if err != nil || strings.Join(cmp.Contenders, ",") != "a,a#2" || math.Abs(cmp.Rows[0].Cells[1].Change+10) > 1e-9 {
+		t.Errorf("folder contenders: %+v %v", cmp, err)
+	}
+}
+
+func TestWorkloadTablesAverageRepeats(t *testing.T) {
+	r := &Run{Name: "r"}
+	bm(r, "oltp_point_select", 2, 100, 5, map[string]string{"version": "a", "round": "1"})
+	bm(r, "oltp_point_select", 2, 110, 5, map[string]string{"version": "a", "round": "2"})
+	bm(r, "oltp_point_select", 1, 50, 5, map[string]string{"version": "a", "round": "1"})
+	tables := WorkloadTables(r.Benchmarks)
+	if len(tables) != 1 {
+		t.Fatal(len(tables))
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, tables)
+	want := `oltp_point_select
+version  threads  runs  tps cv     tps      qps  avg ms  p95 ms  p99 ms  min ms  max ms  errors
+-------  -------  ----  ------  ------  -------  ------  ------  ------  ------  ------  ------
+a              1     1    0.0%   50.00   500.00    2.50    4.00    5.00    1.00   10.00       0
+a              2     2    6.7%  105.00  1050.00    2.50    4.00    5.00    1.00   10.00       0
+`
+	if buf.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", buf.String(), want)
+	}
+}
+
+func TestNiceScale(t *testing.T) {
+	for _, c := range []struct{ max, step, top float64 }{{0, 1, 5}, {9.3, 2, 10}, {1234, 250, 1250}, {0.37, 0.1, 0.4}, {10, 2, 12}} {
+		step, top := niceScale(c.max)
+		if math.Abs(step-c.step) > 1e-9 || math.Abs(top-c.top) > 1e-9 {
+			t.Errorf("niceScale(%v) = %v, %v; want %v, %v", c.max, step, top, c.step, c.top)
+		}
+	}
+}

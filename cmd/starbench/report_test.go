@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+)
+
+// slowProxy forwards TCP connections to target and delays every reply
+// from the server: a target slowed down on purpose.
+func slowProxy(t *testing.T, target string, delay time.Duration) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", target)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			wg.Add(2)
+			go func() { defer wg.Done(); io.Copy(server, client); server.Close() }()
+			go func() {
+				defer wg.Done()
+				defer client.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := server.Read(buf)
+					if n > 0 {
+						time.Sleep(delay)
+						if _, werr := client.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// matrixRun runs testdata/plans/matrix.star: two versions (b through a
+// slowed proxy) x two workloads x three thread counts x two rounds.
+func matrixRun(t *testing.T) string {
+	m := sandboxtest.Shared(t)
+	fast := m.Config()
+	slow := m.Config()
+	slow.Addr = slowProxy(t, fast.Addr, 500*time.Microsecond)
+	out := outDir(t)
+	r := starbench(t, nil, "run", "testdata/plans/matrix.star", "--out", out, "--target", "a="+fast.FormatDSN(), "--target", "b="+slow.FormatDSN())
+	expect(t, r, 0, "results: "+out+" (completed)", "| workload | threads | tags | a | b | vs a |")
+	return out
+}
+
+func TestReportsOfAMatrixRun(t *testing.T) {
+	out := matrixRun(t)
+	for _, f := range []string{"report.md", "report.html", "compare.md", "compare.html"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() < 200 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	r := starbench(t, nil, "report", out, "--format", "markdown")
+	expect(t, r, 0, "### oltp_point_select", "### oltp_read_only", "| version | threads | runs | tps cv | tps | qps | avg ms | p95 ms | p99 ms | min ms | max ms | errors |")
+	if n := strings.Count(r.stdout, "\n| a | "); n != 6 {
+		t.Errorf("%d rows for version a, want 6 (2 workloads x 3 threads):\n%s", n, r.stdout)
+	}
+	t.Logf("report --format markdown:\n%s", r.stdout)
+
+	r = starbench(t, nil, "report", out, "--format", "csv")
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil || len(recs) != 1+24 || recs[0][2] != "workload" {
+		t.Errorf("csv: %d records, %v", len(recs), err)
+	}
+	r = starbench(t, nil, "report", out, "--format", "json")
+	var doc struct {
+		Benchmarks []json.RawMessage `json:"benchmarks"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Benchmarks) != 24 {
+		t.Errorf("json: %d benchmarks, %v", len(doc.Benchmarks), err)
+	}
+
+	// The slowed version is a regression beyond noise; the threshold fails.
+	r = starbench(t, nil, "compare", out, "--by", "version", "--baseline", "a", "--fail-if", "tps<-50%", "--fail-if", "p99>+5000%")
+	// Every step of b is about 85% slower. With two repeats on a shared
+	// machine one step's interval can be wide enough to call its drop noise,
+	// but not all six.
+	expect(t, r, 3, "threshold tps<-50% crossed: ", ", b -", "% vs a (beyond noise)", "(n=2)")
+	t.Logf("compare:\n%s", r.stdout)
+	r = starbench(t, nil, "compare", out, "--by", "version", "--metric", "p99", "--format", "markdown")
+	expect(t, r, 0, "p99 by version, baseline a", "| oltp_read_only | 4 |")
+
+	htmlFile := filepath.Join(t.TempDir(), "compare.html")
+	expect(t, starbench(t, nil, "compare", out, "--by", "version", "--format", "html", "-o", htmlFile), 0, "wrote "+htmlFile)
+	checkInBrowser(t, htmlFile, 1)
+	checkInBrowser(t, filepath.Join(out, "report.html"), 2*2)
+}
+
+// A rerun of the same thing is not a regression.
+func TestCompareRerunPassesThresholds(t *testing.T) {
+	m := sandboxtest.Shared(t)
+	target := "a=" + m.DSN()
+	var dirs []string
+	for i := 0; i < 2; i++ {
+		out := outDir(t)
+		r := starbench(t, nil, "run", "testdata/plans/matrix.star", "--out", out, "--target", target,
+			"-p", "versions=a", "-p", "workloads=oltp_point_select", "-p", "threads=1,2")
+		expect(t, r, 0, "(completed)")
+		dirs = append(dirs, out)
+	}
+	r := starbench(t, nil, append(append([]string{"compare"}, dirs...), "--fail-if", "tps<-50%", "--fail-if", "p99>+200%")...)
+	expect(t, r, 0, "oltp_point_select", "vs out")
+}
+
+func TestReportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	expect(t, starbench(t, nil, "report", filepath.Join(dir, "missing")), 2, "not a starbench results folder", "missing")
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"tool": {"name": "starb`), 0o644)
+	expect(t, starbench(t, nil, "report", dir), 2, "manifest.json does not parse (truncated?)")
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"tool": {"name": "other"}}`), 0o644)
+	expect(t, starbench(t, nil, "report", dir), 2, "was not written by starbench")
+	empty := t.TempDir()
+	expect(t, starbench(t, nil, "report", empty), 2, "has no manifest.json")
+	expect(t, starbench(t, nil, "report", empty, "--format", "pdf"), 2)
+	expect(t, starbench(t, nil, "compare", "plans", "--fail-if", "tps<<5"), 2, "does not parse")
+	expect(t, starbench(t, nil, "compare", "plans", "--metric", "speed"), 2, "unknown metric")
+	expect(t, starbench(t, nil, "report"), 2, "needs at least one results folder")
+
+	// Two real runs with nothing in common.
+	a, b := outDir(t), outDir(t)
+	expect(t, starbench(t, nil, "sysbench", "oltp_read_only", "--target", "embedded", "--table-size=50", "--events=10", "--time=0", "--out", a, "run"), 1)
+	_ = b
+	os.MkdirAll(b, 0o755)
+	os.WriteFile(filepath.Join(b, "manifest.json"), []byte(`{"tool": {"name": "starbench"}, "plan": "x"}`), 0o644)
+	expect(t, starbench(t, nil, "compare", b, b), 2, "nothing to compare")
+}
+
+// checkInBrowser opens a report in headless Chromium: no console errors,
+// at least minCharts charts, each with drawn lines, and a screenshot.
+func checkInBrowser(t *testing.T, file string, minCharts int) {
+	t.Helper()
+	chrome, err := exec.LookPath("chromium")
+	if err != nil {
+		if sandboxtest.InCI() {
+			t.Fatalf("CI=true and Debian's chromium is needed for the browser test: %v", err)
+		}
+		t.Skip("skipping the browser check: install Debian's chromium (sudo apt-get install -y chromium)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
+		chromedp.ExecPath(chrome), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("no-default-browser-check", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1300, 900))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	var mu sync.Mutex
+	var problems []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				problems = append(problems, "console "+string(e.Type))
+			}
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError {
+				problems = append(problems, "log: "+e.Entry.Text)
+			}
+		}
+	}); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	tctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	defer cancelT()
+	abs, _ := filepath.Abs(file)
+	if err := chromedp.Do(tctx, chromedp.Navigate("file://"+abs), chromedp.WaitReady("body")); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	charts, err := chromedp.Run(tctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.chart").length`))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	drawn, err := chromedp.Run(tctx, chromedp.Evaluate[int](`Array.from(document.querySelectorAll("svg.chart")).filter(svg => {
+			const plot = svg.querySelector("g.plot");
+			if (!plot) return false;
+			const box = plot.getBBox();
+			const lines = Array.from(plot.querySelectorAll("path")).filter(p => p.getTotalLength() > 0 || p.parentNode.querySelectorAll("circle").length > 0);
+			return box.width > 0 && box.height > 0 && lines.length > 0;
+		}).length`))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	png, err := chromedp.Run(tctx, chromedp.FullScreenshot(80))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	shot := filepath.Join(t.TempDir(), "report.png")
+	os.WriteFile(shot, png, 0o644)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) > 0 {
+		t.Errorf("%s: browser reported %v", file, problems)
+	}
+	if charts < minCharts || drawn != charts {
+		t.Errorf("%s: %d charts, %d with drawn plot areas (want at least %d, all drawn)", file, charts, drawn, minCharts)
+	}
+	if len(png) < 20<<10 {
+		t.Errorf("screenshot is only %d bytes", len(png))
+	}
+	t.Logf("%s: %d charts drawn; screenshot %s (%d bytes)", filepath.Base(file), charts, shot, len(png))
+}
