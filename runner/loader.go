@@ -44,6 +44,7 @@ type loader struct {
 	sources  []*SourceFile
 	predecl  starlark.StringDict
 	onSource func(*SourceFile) error
+	recorded map[string][]byte // a recorded run's copies, by name: read instead of the files
 }
 
 type loadEntry struct {
@@ -54,6 +55,9 @@ type loadEntry struct {
 
 // readSource reads a module by its canonical name.
 func (l *loader) readSource(name string) ([]byte, error) {
+	if data, ok := l.recorded[name]; ok {
+		return data, nil
+	}
 	if rest, ok := strings.CutPrefix(name, StdlibPrefix); ok {
 		if l.stdlib == nil {
 			return nil, fmt.Errorf("no standard library is available")

@@ -26,6 +26,8 @@ type Manifest struct {
 	Status      string            `json:"status"` // running, completed, failed, interrupted
 	Error       string            `json:"error,omitempty"`
 	Steps       int               `json:"steps"`
+	Resumes     []ResumeRecord    `json:"resumes,omitempty"`
+	RerunOf     *RerunRecord      `json:"rerun_of,omitempty"`
 }
 
 // ToolInfo identifies the starbench build that ran.

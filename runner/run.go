@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +45,13 @@ type Options struct {
 	// Quiet keeps builtin output off the terminal (it still goes to
 	// output.log and the step folders); plan print() output stays.
 	Quiet bool
+	// Resume continues a stopped run in its own folder: the plan and
+	// modules come from the folder's copies (PlanFile, when set, is an
+	// edited plan), params and seed from its manifest, and steps the
+	// journal records as completed return their recorded results.
+	Resume *Recorded
+	// Rerun repeats a run's plan, params and seed into a new folder.
+	Rerun *Recorded
 }
 
 // Result is what a finished (or failed) evaluation leaves behind.
@@ -70,6 +79,7 @@ type Run struct {
 	stdout   io.Writer
 	stderr   io.Writer
 
+	replay    *replay
 	mu        sync.Mutex
 	dir       string
 	journal   *journal
@@ -112,15 +122,14 @@ func Evaluate(ctx context.Context, opts Options) (*Result, error) {
 }
 
 func (r *Run) evaluate(res *Result) (err error) {
-	planName := filepath.Clean(r.opts.PlanFile)
-	data, err := os.ReadFile(planName)
+	planName, data, recorded, err := r.planSource()
 	if err != nil {
-		return &PlanError{Err: fmt.Errorf("cannot read plan: %w", err)}
+		return err
 	}
 	r.seed = drawSeed(r.opts.Seed)
 	r.loader = &loader{
 		stdlib: r.opts.Stdlib, planDir: filepath.Dir(planName), cache: map[string]*loadEntry{},
-		onSource: r.storeSource,
+		onSource: r.storeSource, recorded: recorded,
 	}
 	predeclared := starlark.StringDict{}
 	for k, v := range r.opts.Predeclared {
@@ -145,6 +154,12 @@ func (r *Run) evaluate(res *Result) (err error) {
 		Targets:     map[string]any{},
 		Started:     time.Now().UTC(),
 		Status:      StatusRunning,
+	}
+	if rec := r.opts.Rerun; rec != nil {
+		r.manifest.RerunOf = &RerunRecord{Dir: rec.Dir, Started: rec.Manifest.Started, Seed: rec.Manifest.Seed}
+	}
+	if err := r.resumeManifest(data); err != nil {
+		return err
 	}
 
 	_, prog, err := starlark.SourceProgramOptions(fileOptions, planName, data, planGlobals.Has)
@@ -196,6 +211,10 @@ func (r *Run) classify(err error) error {
 	if errors.As(err, &usage) {
 		return usage
 	}
+	var div *DivergenceError
+	if errors.As(err, &div) {
+		return &PlanError{Err: div}
+	}
 	var planErr *PlanError
 	if errors.As(err, &planErr) {
 		// A load() failed: report it with the load statement's position.
@@ -227,6 +246,10 @@ func (r *Run) finish(runErr error, res *Result) error {
 	}
 	now := time.Now().UTC()
 	r.mu.Lock()
+	if r.replay != nil && len(r.manifest.Resumes) > 0 {
+		last := &r.manifest.Resumes[len(r.manifest.Resumes)-1]
+		last.FromStep, last.Replayed = r.replay.fromStep, r.replay.replayed
+	}
 	r.manifest.Status, r.manifest.Ended = status, &now
 	if runErr != nil {
 		r.manifest.Error = errorText(runErr)
@@ -290,6 +313,9 @@ func (r *Run) ensureDir() error {
 }
 
 func (r *Run) makeDir() (string, error) {
+	if r.opts.Resume != nil {
+		return r.opts.Resume.Dir, nil // the run continues in its own folder
+	}
 	if r.opts.OutDir != "" {
 		if entries, err := os.ReadDir(r.opts.OutDir); err == nil && len(entries) > 0 {
 			return "", usageErrorf("%s exists and is not empty; choose a new --out", r.opts.OutDir)
@@ -303,7 +329,7 @@ func (r *Run) makeDir() (string, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", err
 	}
-	base := time.Now().UTC().Format("20060102T150405Z") + "-" + strings.TrimSuffix(filepath.Base(r.opts.PlanFile), ".star")
+	base := time.Now().UTC().Format("20060102T150405Z") + "-" + strings.TrimSuffix(filepath.Base(r.manifest.Plan), ".star")
 	for i := 1; ; i++ {
 		name := base
 		if i > 1 {
@@ -324,6 +350,9 @@ func (r *Run) makeDir() (string, error) {
 func (r *Run) storeSource(src *SourceFile) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.opts.Resume != nil {
+		return nil // the manifest already lists the run's sources
+	}
 	r.manifest.Sources = append(r.manifest.Sources, src)
 	if r.dir == "" {
 		return nil // copied when the directory is made
@@ -336,6 +365,11 @@ func (r *Run) storeSource(src *SourceFile) error {
 
 func (r *Run) copySource(src *SourceFile) error {
 	dst := filepath.Join(r.dir, filepath.FromSlash(src.Stored))
+	if r.opts.Resume != nil {
+		if _, err := os.Stat(dst); err == nil {
+			return nil // a resumed run keeps the copies it started with
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -433,7 +467,7 @@ func (r *Run) paramsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 	if r.params != nil {
 		return nil, fmt.Errorf("%s: called twice; declare every parameter in one call", b.Name())
 	}
-	if thread.CallStackDepth() > 1 && thread.CallFrame(1).Pos.Filename() != filepath.Clean(r.opts.PlanFile) {
+	if thread.CallStackDepth() > 1 && thread.CallFrame(1).Pos.Filename() != r.manifest.Plan {
 		return nil, fmt.Errorf("%s: only the plan file declares parameters, not a loaded module", b.Name())
 	}
 	ps := &ParamSet{}
@@ -461,4 +495,82 @@ func drawSeed(given *int64) int64 {
 		return time.Now().UnixNano() & (1<<62 - 1)
 	}
 	return int64(binary.LittleEndian.Uint64(b[:]) & (1<<53 - 1))
+}
+
+// planSource returns the plan's name and content: the file given, or for
+// a resumed or repeated run the copy kept in its folder (or, resuming,
+// an edited plan given as PlanFile). It also checks that -p and --seed
+// agree with the recorded run.
+func (r *Run) planSource() (name string, data []byte, recorded map[string][]byte, err error) {
+	rec := r.opts.Resume
+	if rec == nil {
+		rec = r.opts.Rerun
+	}
+	if rec == nil {
+		name = filepath.Clean(r.opts.PlanFile)
+		data, err = os.ReadFile(name)
+		if err != nil {
+			return "", nil, nil, &PlanError{Err: fmt.Errorf("cannot read plan: %w", err)}
+		}
+		return name, data, nil, nil
+	}
+	if len(r.opts.Params) > 0 && strings.Join(r.opts.Params, "\x00") != strings.Join(rec.Manifest.Overrides, "\x00") {
+		return "", nil, nil, usageErrorf("%s was run with -p %s; it repeats with the same parameters (give none, or exactly those)",
+			rec.Dir, strings.Join(quoteAll(rec.Manifest.Overrides), " -p "))
+	}
+	if r.opts.Seed != nil && *r.opts.Seed != rec.Manifest.Seed {
+		return "", nil, nil, usageErrorf("%s was run with seed %d; it repeats with that seed", rec.Dir, rec.Manifest.Seed)
+	}
+	r.opts.Params = rec.Manifest.Overrides
+	seed := rec.Manifest.Seed
+	r.opts.Seed = &seed
+	name, data = rec.Manifest.Plan, rec.sources[rec.Manifest.Plan]
+	if r.opts.Resume != nil {
+		if gone := rec.InMemoryTargets(); len(gone) > 0 {
+			return "", nil, nil, usageErrorf("%s cannot be resumed: its target %s kept its data in memory or in a throwaway server, gone with the run; repeat it with 'starbench rerun %s'",
+				rec.Dir, strings.Join(gone, ", "), rec.Dir)
+		}
+		r.replay = newReplay(rec)
+		if r.opts.PlanFile != "" {
+			if data, err = os.ReadFile(r.opts.PlanFile); err != nil {
+				return "", nil, nil, &PlanError{Err: fmt.Errorf("cannot read edited plan: %w", err)}
+			}
+		}
+	}
+	return name, data, rec.sources, nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// resumeManifest continues the manifest of a resumed run, noting the
+// resumption (and an edited plan, whose copy is kept beside the others).
+func (r *Run) resumeManifest(planData []byte) error {
+	rec := r.opts.Resume
+	if rec == nil {
+		return nil
+	}
+	m := rec.Manifest
+	m.Status, m.Ended, m.Error = StatusRunning, nil, ""
+	m.CommandLine = r.opts.CommandLine
+	resume := ResumeRecord{Time: time.Now().UTC()}
+	if r.opts.PlanFile != "" {
+		sum := sha256.Sum256(planData)
+		resume.EditedPlan, resume.PlanSHA256 = r.opts.PlanFile, hex.EncodeToString(sum[:])
+		resume.PlanCopy = fmt.Sprintf("sources/resume-%d-%s", len(m.Resumes)+1, filepath.Base(r.opts.PlanFile))
+		if err := atomicfile.WriteFile(filepath.Join(rec.Dir, filepath.FromSlash(resume.PlanCopy)), planData); err != nil {
+			return err
+		}
+	}
+	m.Resumes = append(m.Resumes, resume)
+	if m.Targets == nil {
+		m.Targets = map[string]any{}
+	}
+	r.manifest = m
+	return nil
 }

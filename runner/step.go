@@ -48,6 +48,10 @@ type Action struct {
 	// Placeholder returns the dry-run value, of the type Run would return.
 	// Nil means None.
 	Placeholder func(s *Step) starlark.Value
+	// Replay rebuilds the value of a step a resumed run already completed,
+	// from the record Run returned then. Steps without Replay (local and
+	// idempotent ones, like writing a report) run again on resume.
+	Replay func(s *Step, record json.RawMessage) (starlark.Value, error)
 }
 
 // Step is one journaled builtin call. Its id is hierarchical: top-level steps
@@ -117,7 +121,7 @@ func (s *Step) Execute(fn func(*Step) (any, error)) error {
 	_, err := s.execute(func(st *Step) (Outcome, error) {
 		rec, err := fn(st)
 		return Outcome{Record: rec}, err
-	}, nil)
+	}, nil, nil)
 	return err
 }
 
@@ -157,7 +161,7 @@ func Call(thread *starlark.Thread, info StepInfo, act Action) (starlark.Value, e
 	}
 	st.active = append(st.active, s)
 	defer func() { st.active = st.active[:len(st.active)-1] }()
-	out, err := s.execute(act.Run, act.Placeholder)
+	out, err := s.execute(act.Run, act.Placeholder, act.Replay)
 	if err != nil {
 		return nil, err
 	}
@@ -167,9 +171,19 @@ func Call(thread *starlark.Thread, info StepInfo, act Action) (starlark.Value, e
 	return out.Value, nil
 }
 
-func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step) starlark.Value) (Outcome, error) {
+func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step) starlark.Value,
+	replayFn func(*Step, json.RawMessage) (starlark.Value, error)) (Outcome, error) {
 	r := s.run
 	hash := s.hash()
+	if r.replay != nil && !r.opts.DryRun {
+		done, err := r.replay.lookup(s.id, s.info, hash, s.pos)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if done != nil && replayFn != nil {
+			return s.replayed(done, hash, replayFn)
+		}
+	}
 	if r.opts.DryRun {
 		r.listStep(StepSummary{ID: s.id, Builtin: s.info.Builtin, Text: r.redact(s.info.Text), Pos: s.pos, Handle: s.info.Handle})
 		out := Outcome{Value: starlark.None}
@@ -223,6 +237,32 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 		r.opts.Progress.StepEnded(s.id, end.Outcome)
 	}
 	return out, err
+}
+
+// replayed returns a completed step's recorded result on resume.
+func (s *Step) replayed(done *JournalRecord, hash string, replayFn func(*Step, json.RawMessage) (starlark.Value, error)) (Outcome, error) {
+	r := s.run
+	raw, err := r.replay.result(done)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("resume: step %s: %w", s.id, err)
+	}
+	v, err := replayFn(s, raw)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("resume: step %s (%s): %w", s.id, s.info.Builtin, err)
+	}
+	if err := r.ensureDir(); err != nil {
+		return Outcome{}, err
+	}
+	r.replay.mu.Lock()
+	r.replay.replayed++
+	r.replay.mu.Unlock()
+	if err := r.journal.write(&JournalRecord{Event: "replayed", ID: s.id, Builtin: s.info.Builtin, Hash: hash, Time: time.Now().UTC()}, false); err != nil {
+		return Outcome{}, err
+	}
+	if v == nil {
+		v = starlark.None
+	}
+	return Outcome{Value: v}, nil
 }
 
 // hash identifies a step by what it does: builtin, arguments, text and the

@@ -1,8 +1,11 @@
 package db
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -327,4 +330,62 @@ func QuoteTableName(name string) string {
 		return QuoteIdent(schema) + "." + QuoteIdent(table)
 	}
 	return QuoteIdent(name)
+}
+
+// DecodeResultSet reads back a ResultSet written as JSON (a journal
+// record), restoring the Go types Query gave: integers, floats by column
+// type, bytes for binary columns, NULL as nil.
+func DecodeResultSet(data []byte) (*ResultSet, error) {
+	var raw struct {
+		Columns []string `json:"columns"`
+		Types   []string `json:"types"`
+		Rows    [][]any  `json:"rows"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("recorded rows: %w", err)
+	}
+	rs := &ResultSet{Columns: raw.Columns, Types: raw.Types, Rows: make([][]any, len(raw.Rows))}
+	for i, row := range raw.Rows {
+		out := make([]any, len(row))
+		for j, v := range row {
+			typeName := ""
+			if j < len(raw.Types) {
+				typeName = raw.Types[j]
+			}
+			decoded, err := decodeValue(typeName, v)
+			if err != nil {
+				return nil, fmt.Errorf("recorded rows: row %d column %d: %w", i+1, j+1, err)
+			}
+			out[j] = decoded
+		}
+		rs.Rows[i] = out
+	}
+	return rs, nil
+}
+
+func decodeValue(typeName string, v any) (any, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		if isBinaryType(typeName) {
+			return base64.StdEncoding.DecodeString(v)
+		}
+		return v, nil
+	case json.Number:
+		text := v.String()
+		integral := !strings.ContainsAny(text, ".eE")
+		if typeName == "FLOAT" || typeName == "DOUBLE" || !integral {
+			return strconv.ParseFloat(text, 64)
+		}
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return n, nil
+		}
+		return strconv.ParseUint(text, 10, 64)
+	case bool:
+		return v, nil
+	}
+	return fmt.Sprint(v), nil
 }

@@ -122,7 +122,7 @@ meaningless for numbers).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef("%v\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(a.runCommand(), a.checkCommand(), a.sysbenchCommand(), a.reportCommand(), a.compareCommand(), a.docCommand(), a.versionCommand())
+	root.AddCommand(a.runCommand(), a.checkCommand(), a.rerunCommand(), a.sysbenchCommand(), a.reportCommand(), a.compareCommand(), a.docCommand(), a.versionCommand())
 	return root
 }
 

@@ -104,10 +104,10 @@ func redactor(secrets []string) func(string) string {
 
 func (a *app) runCommand() *cobra.Command {
 	var f planFlags
-	var out, progress string
+	var out, progress, resume, editedPlan string
 	var dryRun, quiet bool
 	cmd := &cobra.Command{
-		Use:   "run PLAN.star [-p name=value]... [--target DSN|embedded|sandbox:mariadb] [--out DIR] [--dry-run] [--seed N]",
+		Use:   "run PLAN.star [-p name=value]... [--target DSN|embedded|sandbox:mariadb] [--out DIR] [--dry-run] [--seed N]\n  starbench run --resume DIR [--target ...] [--plan EDITED.star]",
 		Short: "Run a plan and write its results folder",
 		Long: `Run evaluates PLAN.star: it declares parameters with params(), then starbench calls main(p)
 with the resolved parameters. Every builtin call that does I/O is a step, journaled in
@@ -120,17 +120,55 @@ host, targets with server version and global variables), journal.jsonl and outpu
 --dry-run evaluates the plan without acting: steps return placeholders, nothing connects and
 nothing is written; the numbered step list is printed.
 
+--resume DIR continues a stopped run (killed, interrupted, or failed at a step) in its own
+folder: the plan is evaluated again from the copies in DIR/sources with the recorded params and
+seed; steps the journal records as completed return their recorded results without acting; the
+first step that did not complete runs for real, and everything after it. Connections reopen
+lazily on the targets you give again (--target, the environment: secrets are not in the
+folder) and re-apply their SET/USE statements. If the plan no longer matches the journal, resume
+refuses and names the first differing step. --plan EDITED.star resumes with an edited plan as
+long as every completed step replays identically; the edit is recorded in the manifest. Runs on
+the embedded server or a sandbox cannot be resumed (their data is gone): use 'starbench rerun'.
+
 Exit codes: 0 ok, 1 the run failed, 2 bad command line or plan, 130 interrupted (Ctrl-C once
 stops the run cleanly and writes its results; twice exits at once).`,
 		Example: `  starbench run plans/quickstart.star
   starbench run plan.star -p threads=1,2,4 -p time=30s --target sandbox:mariadb
   starbench run plan.star --target main='root:pw@tcp(10.0.1.5:4000)/sbtest' --target ref=mysql://root@10.0.1.6:3306/sbtest
-  starbench run plan.star --dry-run`,
-		Args: exactlyOnePlan,
+  starbench run plan.star --dry-run
+  starbench run --resume results/20261130T101500Z-seed003 --target 'root:pw@tcp(10.0.1.5:4000)/sbtest'
+  starbench run --resume results/20261130T101500Z-seed003 --plan seed003-fixed.star --target ...`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if resume != "" {
+				if len(args) > 0 {
+					return usagef("--resume takes the plan from the results folder; give an edited plan with --plan, not as an argument")
+				}
+				return nil
+			}
+			if editedPlan != "" {
+				return usagef("--plan only goes with --resume")
+			}
+			return exactlyOnePlan(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := a.options(cmd, args[0], &f)
+			plan := ""
+			if len(args) > 0 {
+				plan = args[0]
+			}
+			opts, err := a.options(cmd, plan, &f)
 			if err != nil {
 				return err
+			}
+			if resume != "" {
+				if out != "" || dryRun {
+					return usagef("--resume continues in its own folder: --out and --dry-run do not go with it")
+				}
+				rec, err := runner.LoadRecorded(resume)
+				if err != nil {
+					return err
+				}
+				opts.Resume, opts.PlanFile = rec, editedPlan
+				fmt.Fprintf(a.stderr, "resuming %s: %d steps completed\n", resume, rec.Completed())
 			}
 			opts.OutDir, opts.DryRun, opts.Quiet = out, dryRun, quiet
 			var live *ttyProgress
@@ -169,6 +207,51 @@ stops the run cleanly and writes its results; twice exits at once).`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the steps without acting: no connection, no results folder")
 	cmd.Flags().StringVar(&progress, "progress", "auto", "auto (a live view on a terminal, else plain), plain (sysbench's interval lines and reports) or tty")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "keep benchmark output off the terminal (it stays in output.log and the step folders)")
+	cmd.Flags().StringVar(&resume, "resume", "", "continue the stopped run in DIR: completed steps are not redone")
+	cmd.Flags().StringVar(&editedPlan, "plan", "", "with --resume: an edited plan whose completed steps replay identically")
+	return cmd
+}
+
+func (a *app) rerunCommand() *cobra.Command {
+	var f planFlags
+	var out string
+	cmd := &cobra.Command{
+		Use:   "rerun DIR [--out NEW] [--target ...]",
+		Short: "Repeat a finished run exactly: its plan sources, params and seed, into a new folder",
+		Long: `Rerun runs the plan copies kept in DIR/sources again with the recorded parameters and seed,
+so every step issues the same statements (the same data in prepare, the same statement streams in
+runs), and writes a new results folder whose manifest records which run it repeats. Give the
+targets again (--target, the environment): secrets are not kept in results folders. Compare the
+two folders with 'starbench compare DIR NEW'.`,
+		Example: `  starbench rerun results/20261130T101500Z-quickstart
+  starbench rerun results/20261130T101500Z-seed003 --target 'root:pw@tcp(10.0.1.5:4000)/sbtest' --out results/seed003-again`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("rerun needs exactly one results folder\nRun 'starbench rerun --help' for usage.")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rec, err := runner.LoadRecorded(args[0])
+			if err != nil {
+				return err
+			}
+			opts, err := a.options(cmd, "", &f)
+			if err != nil {
+				return err
+			}
+			opts.Rerun, opts.OutDir = rec, out
+			res, err := runner.Evaluate(cmd.Context(), opts)
+			a.redact = res.Redact
+			if res.Dir != "" {
+				a.writeRunReports(res.Dir)
+				fmt.Fprintf(a.stderr, "results: %s (%s), repeating %s\n", res.Dir, res.Status, args[0])
+			}
+			return err
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVarP(&out, "out", "o", "", "results folder (must be new or empty; default results/<UTC time>-<plan name>/)")
 	return cmd
 }
 
@@ -178,6 +261,9 @@ func (a *app) liveView(cmd *cobra.Command, opts runner.Options) *ttyProgress {
 	count := opts
 	count.DryRun, count.Stdout, count.Stderr, count.Progress = true, io.Discard, io.Discard, nil
 	total := 0
+	if opts.Resume != nil || opts.Rerun != nil {
+		return newTTYProgress(a.stdout, 0, a.redact) // step count unknown
+	}
 	if res, err := runner.Evaluate(cmd.Context(), count); err == nil {
 		for _, s := range res.Steps {
 			if !strings.Contains(s.ID, ".") {

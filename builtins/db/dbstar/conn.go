@@ -3,6 +3,7 @@ package dbstar
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -22,7 +23,9 @@ type Conn struct {
 	id      string
 	target  string // manifest key of the target
 	display string // redacted DSN
-	conn    *db.Conn
+	cfg     *mysql.Config
+	conn    *db.Conn // nil until opened; a resumed run opens it on first use
+	closed  bool
 	mu      sync.Mutex
 	session []string // SET/USE statements applied, re-applied when reopened
 }
@@ -116,7 +119,7 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, display), err)
 			}
-			c.conn = conn
+			c.conn, c.cfg = conn, cfg
 			if rt.target.Kind != db.TargetDSN {
 				c.display = db.Redacted(cfg)
 			}
@@ -134,6 +137,22 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			}, nil
 		},
 		Placeholder: func(*runner.Step) starlark.Value { return c },
+		Replay: func(s *runner.Step, _ json.RawMessage) (starlark.Value, error) {
+			// Resumed: the handle opens again, lazily, on the target given now.
+			cfg, _, err := st.configFor(s.Context(), thread, rt)
+			if err != nil {
+				return nil, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, display), err)
+			}
+			if database != starlark.None {
+				cfg = cfg.Clone()
+				cfg.DBName = dbName
+			}
+			c.cfg = cfg
+			st.mu.Lock()
+			st.conns = append(st.conns, c)
+			st.mu.Unlock()
+			return c, nil
+		},
 	})
 }
 
@@ -202,11 +221,29 @@ func (c *Conn) noteSession(sql string) bool {
 	return true
 }
 
-func (c *Conn) live(name string) (*db.Conn, error) {
-	if c.conn == nil {
+// live returns the open connection. A handle of a resumed run opens here,
+// on first use, and applies its session statements again.
+func (c *Conn) live(ctx context.Context, name string) (*db.Conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.cfg == nil {
 		return nil, fmt.Errorf("%s: connection %s is closed", name, c.id)
 	}
-	return c.conn, nil
+	if c.conn != nil {
+		return c.conn, nil
+	}
+	conn, err := db.Open(ctx, c.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reopen %s (%s): %w", name, c.id, c.display, err)
+	}
+	for _, q := range c.session {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("%s: reopen %s: re-apply %q: %w", name, c.id, q, err)
+		}
+	}
+	c.conn = conn
+	return conn, nil
 }
 
 func execResultValue(res db.ExecResult, placeholder bool) starlark.Value {
@@ -244,7 +281,7 @@ func (c *Conn) exec(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	}
 	return runner.Call(thread, runner.StepInfo{Builtin: "db.exec", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.live(name)
+			conn, err := c.live(s.Context(), name)
 			if err != nil {
 				return runner.Outcome{}, err
 			}
@@ -262,6 +299,14 @@ func (c *Conn) exec(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 			c.noteSession(sql)
 			return execResultValue(db.ExecResult{}, true)
 		},
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var res db.ExecResult
+			if err := json.Unmarshal(raw, &res); err != nil {
+				return nil, err
+			}
+			c.noteSession(sql)
+			return execResultValue(res, false), nil
+		},
 	})
 }
 
@@ -274,7 +319,7 @@ func (c *Conn) query(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	}
 	return runner.Call(thread, runner.StepInfo{Builtin: "db.query", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.live(name)
+			conn, err := c.live(s.Context(), name)
 			if err != nil {
 				return runner.Outcome{}, err
 			}
@@ -285,6 +330,13 @@ func (c *Conn) query(thread *starlark.Thread, b *starlark.Builtin, args starlark
 			return runner.Outcome{Value: newRows(rs), Record: rs}, nil
 		},
 		Placeholder: func(s *runner.Step) starlark.Value { return placeholderRows(s) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			rs, err := db.DecodeResultSet(raw)
+			if err != nil {
+				return nil, err
+			}
+			return newRows(rs), nil
+		},
 	})
 }
 
@@ -312,22 +364,36 @@ func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starl
 	}
 	return runner.Call(thread, info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.live(b.Name())
+			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
 				return runner.Outcome{}, err
 			}
 			results := make([]starlark.Value, 0, len(stmts))
-			var total int64
+			recorded := make([]db.ExecResult, 0, len(stmts))
 			for i, sql := range stmts {
 				res, err := conn.Exec(s.Context(), sql)
 				if err != nil {
 					return runner.Outcome{}, fmt.Errorf("%s: statement %d of %d: %w", b.Name(), i+1, len(stmts), err)
 				}
 				c.noteSession(sql)
-				total += res.RowsAffected
+				recorded = append(recorded, res)
 				results = append(results, execResultValue(res, false))
 			}
-			return runner.Outcome{Value: starlark.NewList(results), Record: map[string]any{"statements": len(stmts), "rows_affected": total}}, nil
+			return runner.Outcome{Value: starlark.NewList(results), Record: recorded}, nil
+		},
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var recorded []db.ExecResult
+			if err := json.Unmarshal(raw, &recorded); err != nil {
+				return nil, err
+			}
+			results := make([]starlark.Value, len(recorded))
+			for i, res := range recorded {
+				results[i] = execResultValue(res, false)
+			}
+			for _, sql := range stmts {
+				c.noteSession(sql)
+			}
+			return starlark.NewList(results), nil
 		},
 		Placeholder: func(*runner.Step) starlark.Value {
 			results := make([]starlark.Value, len(stmts))
@@ -380,7 +446,7 @@ func (c *Conn) analyze(thread *starlark.Thread, b *starlark.Builtin, args starla
 	}
 	return runner.Call(thread, info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.live(b.Name())
+			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
 				return runner.Outcome{}, err
 			}
@@ -392,16 +458,27 @@ func (c *Conn) analyze(thread *starlark.Thread, b *starlark.Builtin, args starla
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			var values []starlark.Value
-			for _, r := range results {
-				values = append(values, starlarkstruct.FromStringDict(starlark.String("analyze_result"), starlark.StringDict{
-					"table": starlark.String(r.Table), "msg_type": starlark.String(r.MsgType), "msg_text": starlark.String(r.MsgText),
-				}))
-			}
-			return runner.Outcome{Value: starlark.NewList(values), Record: results}, nil
+			return runner.Outcome{Value: analyzeValue(results), Record: results}, nil
 		},
 		Placeholder: func(*runner.Step) starlark.Value { return starlark.NewList(nil) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var results []db.AnalyzeResult
+			if err := json.Unmarshal(raw, &results); err != nil {
+				return nil, err
+			}
+			return analyzeValue(results), nil
+		},
 	})
+}
+
+func analyzeValue(results []db.AnalyzeResult) starlark.Value {
+	values := make([]starlark.Value, 0, len(results))
+	for _, r := range results {
+		values = append(values, starlarkstruct.FromStringDict(starlark.String("analyze_result"), starlark.StringDict{
+			"table": starlark.String(r.Table), "msg_type": starlark.String(r.MsgType), "msg_text": starlark.String(r.MsgText),
+		}))
+	}
+	return starlark.NewList(values)
 }
 
 // analyzeTables analyzes each table as a child step, parallel at a time.
@@ -470,7 +547,7 @@ func (c *Conn) version(thread *starlark.Thread, b *starlark.Builtin, args starla
 	}
 	return runner.Call(thread, runner.StepInfo{Builtin: "db.version", Text: "SELECT VERSION()", Handle: c.id}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.live(b.Name())
+			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
 				return runner.Outcome{}, err
 			}
@@ -481,6 +558,11 @@ func (c *Conn) version(thread *starlark.Thread, b *starlark.Builtin, args starla
 			return runner.Outcome{Value: starlark.String(v), Record: v}, nil
 		},
 		Placeholder: func(*runner.Step) starlark.Value { return starlark.String("0.0.0-dry-run") },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var v string
+			err := json.Unmarshal(raw, &v)
+			return starlark.String(v), err
+		},
 	})
 }
 
@@ -496,7 +578,7 @@ func (c *Conn) variables(thread *starlark.Thread, b *starlark.Builtin, args star
 	}
 	return runner.Call(thread, runner.StepInfo{Builtin: "db.variables", Text: text, Handle: c.id, Args: map[string]any{"like": like}}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.live(b.Name())
+			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
 				return runner.Outcome{}, err
 			}
@@ -504,14 +586,23 @@ func (c *Conn) variables(thread *starlark.Thread, b *starlark.Builtin, args star
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			d := starlark.NewDict(len(vars))
-			for k, v := range vars {
-				_ = d.SetKey(starlark.String(k), starlark.String(v))
-			}
-			return runner.Outcome{Value: d, Record: vars}, nil
+			return runner.Outcome{Value: stringDict(vars), Record: vars}, nil
 		},
 		Placeholder: func(*runner.Step) starlark.Value { return starlark.NewDict(0) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var vars map[string]string
+			err := json.Unmarshal(raw, &vars)
+			return stringDict(vars), err
+		},
 	})
+}
+
+func stringDict(m map[string]string) *starlark.Dict {
+	d := starlark.NewDict(len(m))
+	for k, v := range m {
+		_ = d.SetKey(starlark.String(k), starlark.String(v))
+	}
+	return d
 }
 
 // close is conn.close().
@@ -521,23 +612,36 @@ func (c *Conn) close(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	}
 	return runner.Call(thread, runner.StepInfo{Builtin: "db.close", Handle: c.id, Text: "close " + c.id}, runner.Action{
 		Run: func(*runner.Step) (runner.Outcome, error) {
-			if c.conn == nil {
-				return runner.Outcome{}, nil
-			}
-			err := c.conn.Close()
-			return runner.Outcome{}, err
+			return runner.Outcome{}, c.closeNow()
+		},
+		Replay: func(*runner.Step, json.RawMessage) (starlark.Value, error) {
+			return starlark.None, c.closeNow()
 		},
 	})
+}
+
+func (c *Conn) closeNow() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.conn == nil {
+		return nil
+	}
+	err := c.conn.Close()
+	c.conn = nil
+	return err
 }
 
 // Config returns the connection's configuration, or nil for a dry-run
 // placeholder or a closed connection. Other modules (sysbench) open their
 // own sessions to the same target with it.
 func (c *Conn) Config() *mysql.Config {
-	if c.conn == nil {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
 		return nil
 	}
-	return c.conn.Config()
+	return c.cfg
 }
 
 // ID is the handle id recorded in the journal ("db1").

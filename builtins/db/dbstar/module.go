@@ -80,9 +80,7 @@ func (st *runState) closeAll() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, c := range st.conns {
-		if c.conn != nil {
-			_ = c.conn.Close()
-		}
+		_ = c.closeNow()
 	}
 	for _, s := range st.servers {
 		s.Stop()

@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -281,6 +282,13 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			return runner.Outcome{Value: prepareValue(res, false), Record: res}, nil
 		},
 		Placeholder: func(*runner.Step) starlark.Value { return prepareValue(&sysbench.PrepareResult{}, true) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var res sysbench.PrepareResult
+			if err := json.Unmarshal(raw, &res); err != nil {
+				return nil, err
+			}
+			return prepareValue(&res, false), nil
+		},
 	})
 }
 
@@ -336,6 +344,16 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		Placeholder: func(*runner.Step) starlark.Value {
 			sum := &bench.Summary{Workload: wl.Meta(), Threads: c.opts.Threads, Tags: c.tags, Latency: bench.LatencySummary{Percentiles: map[string]float64{}}}
 			return resultValue(sum, "", true)
+		},
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var rec struct {
+				Dir     string         `json:"dir"`
+				Summary *bench.Summary `json:"summary"`
+			}
+			if err := json.Unmarshal(raw, &rec); err != nil || rec.Summary == nil {
+				return nil, fmt.Errorf("recorded result of sysbench.run does not parse: %v", err)
+			}
+			return resultValue(rec.Summary, rec.Dir, false), nil
 		},
 	})
 }
@@ -475,6 +493,7 @@ func prewarm(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			}
 			return runner.Outcome{}, nil
 		},
+		Replay: func(*runner.Step, json.RawMessage) (starlark.Value, error) { return starlark.None, nil },
 	})
 }
 
@@ -502,6 +521,11 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			return runner.Outcome{Value: stringList(dropped), Record: dropped}, nil
 		},
 		Placeholder: func(*runner.Step) starlark.Value { return stringList(nil) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var dropped []string
+			err := json.Unmarshal(raw, &dropped)
+			return stringList(dropped), err
+		},
 	})
 }
 

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/sandbox"
+	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/runner"
+)
+
+// startUntil starts a run and waits for a line of its output.
+func startUntil(t *testing.T, line string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), line) {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return cmd
+		}
+	}
+	cmd.Wait()
+	t.Fatalf("the run ended before printing %q", line)
+	return nil
+}
+
+func globalStatus(t *testing.T, m *sandbox.MariaDB, name string) int64 {
+	t.Helper()
+	c, err := db.Open(context.Background(), m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	vars, err := c.Query(context.Background(), "SHOW GLOBAL STATUS LIKE '"+name+"'")
+	if err != nil || len(vars.Rows) != 1 {
+		t.Fatalf("status %s: %v", name, err)
+	}
+	n, _ := vars.Rows[0][1].(int64)
+	if s, ok := vars.Rows[0][1].(string); ok {
+		n = atoi64(s)
+	}
+	return n
+}
+
+func atoi64(s string) int64 {
+	var n int64
+	for _, c := range s {
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}
+
+func readManifest(t *testing.T, dir string) runner.Manifest {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, runner.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m runner.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// benchmarkSteps lists the benchmark step folders with their summary status.
+func benchmarkSteps(t *testing.T, dir string) map[string]string {
+	out := map[string]string{}
+	paths, _ := filepath.Glob(filepath.Join(dir, "steps", "*", "summary.json"))
+	for _, p := range paths {
+		var s struct{ Status string }
+		data, _ := os.ReadFile(p)
+		json.Unmarshal(data, &s)
+		out[filepath.Base(filepath.Dir(p))] = s.Status
+	}
+	return out
+}
+
+func testResumeAfterStop(t *testing.T, sig syscall.Signal, wantExit int) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	out := outDir(t)
+	cmd := startUntil(t, "benchmark 2 starting", "run", "testdata/plans/resume.star", "--out", out, "--target", m.DSN())
+	time.Sleep(1500 * time.Millisecond) // well inside the second benchmark
+	cmd.Process.Signal(sig)
+	err := cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != wantExit {
+		t.Fatalf("stopped run exit %d (%v), want %d", code, err, wantExit)
+	}
+	if _, err := runner.ReadJournal(filepath.Join(out, runner.JournalFile)); err != nil {
+		t.Fatalf("journal after %v: %v", sig, err)
+	}
+	before := benchmarkSteps(t, out)
+	if before["4-oltp_point_select-t2"] != "completed" || before["6-oltp_point_select-t2"] != "" {
+		t.Fatalf("steps before resume: %v", before)
+	}
+	if sig == syscall.SIGINT && before["5-oltp_read_only-t2"] != "interrupted" {
+		t.Errorf("the interrupted step's partial summary: %v", before)
+	}
+	inserts := globalStatus(t, m, "Com_insert")
+
+	r := starbench(t, nil, "run", "--resume", out, "--target", m.DSN())
+	expect(t, r, 0, "resuming "+out, "benchmark 2 starting", "all benchmarks done", "(completed)")
+	if strings.Contains(r.stdout, "Creating table") {
+		t.Errorf("resume ran prepare again:\n%s", r.stdout)
+	}
+	if got := globalStatus(t, m, "Com_insert"); got != inserts {
+		t.Errorf("prepare's INSERTs were issued again: Com_insert %d -> %d", inserts, got)
+	}
+	after := benchmarkSteps(t, out)
+	for _, step := range []string{"4-oltp_point_select-t2", "5-oltp_read_only-t2", "6-oltp_point_select-t2"} {
+		if after[step] != "completed" {
+			t.Errorf("step %s: %q after resume (all: %v)", step, after[step], after)
+		}
+	}
+	man := readManifest(t, out)
+	if man.Status != runner.StatusCompleted || len(man.Resumes) != 1 || man.Resumes[0].FromStep != "5" || man.Resumes[0].Replayed != 4 {
+		t.Errorf("manifest: status %s resumes %+v", man.Status, man.Resumes)
+	}
+	recs, _ := runner.ReadJournal(filepath.Join(out, runner.JournalFile))
+	replayed := 0
+	for _, rec := range recs {
+		if rec.Event == "replayed" {
+			replayed++
+		}
+	}
+	if replayed != 4 {
+		t.Errorf("journal has %d replayed records, want 4 (connect, prepare, analyze, first benchmark)", replayed)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Errorf("no report after resume: %v", err)
+	}
+}
+
+func TestResumeAfterSIGKILL(t *testing.T) { testResumeAfterStop(t, syscall.SIGKILL, -1) }
+func TestResumeAfterSIGINT(t *testing.T)  { testResumeAfterStop(t, syscall.SIGINT, 130) }
+
+func TestResumeAfterAFailedStepAndDivergence(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	out := outDir(t)
+	expect(t, starbench(t, nil, "run", "testdata/plans/resume_fail.star", "--out", out, "--target", m.DSN()), 1, "Table 'sbtest.needed' doesn't exist")
+	inserts := globalStatus(t, m, "Com_insert")
+
+	// Another -p, or an edit of a completed step, is refused.
+	expect(t, starbench(t, nil, "run", "--resume", out, "--target", m.DSN(), "-p", "rows=4"), 2, `was run with -p`)
+	edited := filepath.Join(t.TempDir(), "edited.star")
+	src, _ := os.ReadFile("../../testdata/plans/resume_fail.star")
+	os.WriteFile(edited, []byte(strings.Replace(string(src), "resume_rows (id INT PRIMARY KEY)", "resume_rows (id BIGINT PRIMARY KEY)", 1)), 0o644)
+	expect(t, starbench(t, nil, "run", "--resume", out, "--plan", edited, "--target", m.DSN()), 2,
+		"the plan diverges from the journal at step 2", `db.exec "CREATE TABLE IF NOT EXISTS resume_rows (id INT PRIMARY KEY)"`)
+
+	// Fixed: the failed step runs, the completed ones are not redone.
+	c, err := db.Open(context.Background(), m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Exec(context.Background(), "CREATE TABLE needed (id INT)")
+	expect(t, starbench(t, nil, "run", "--resume", out, "--target", m.DSN()), 0, "needed has 0 rows", "(completed)")
+	if got := globalStatus(t, m, "Com_insert"); got != inserts {
+		t.Errorf("completed INSERT steps ran again: Com_insert %d -> %d", inserts, got)
+	}
+
+	// An edit after the last completed step is accepted with --plan, and
+	// recorded in the manifest.
+	c.Exec(context.Background(), "DROP TABLE needed")
+	c.Exec(context.Background(), "DROP TABLE resume_rows")
+	out2 := outDir(t)
+	expect(t, starbench(t, nil, "run", "testdata/plans/resume_fail.star", "--out", out2, "--target", m.DSN(), "-p", "rows=2"), 1, "needed")
+	fixed := filepath.Join(t.TempDir(), "fixed.star")
+	os.WriteFile(fixed, []byte(strings.Replace(string(src), "FROM needed", "FROM resume_rows", 1)), 0o644)
+	expect(t, starbench(t, nil, "run", "--resume", out2, "--plan", fixed, "--target", m.DSN()), 0, "needed has 2 rows", "(completed)")
+	man := readManifest(t, out2)
+	if len(man.Resumes) != 1 || man.Resumes[0].EditedPlan != fixed || man.Resumes[0].PlanCopy == "" || man.Resumes[0].FromStep != "4" {
+		t.Errorf("manifest resumes: %+v", man.Resumes)
+	}
+	if _, err := os.Stat(filepath.Join(out2, man.Resumes[0].PlanCopy)); err != nil {
+		t.Errorf("copy of the edited plan: %v", err)
+	}
+}
+
+func TestResumeRefusesEmbeddedRuns(t *testing.T) {
+	out := outDir(t)
+	expect(t, starbench(t, nil, "run", "plans/quickstart.star", "--out", out, "-p", "threads=1", "-p", "time=1s"), 0)
+	expect(t, starbench(t, nil, "run", "--resume", out), 2, "cannot be resumed", "default (embedded)", "starbench rerun "+out)
+	expect(t, starbench(t, nil, "run", "--resume", t.TempDir()), 2, "not a results folder")
+	expect(t, starbench(t, nil, "run", "--resume", out, "plans/quickstart.star"), 2, "give an edited plan with --plan")
+}
+
+// rerun repeats the plan, params and seed into a new folder; the server
+// receives the same statements, byte for byte.
+func TestRerunRepeatsStatementsExactly(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{ExtraArgs: []string{"--general-log=0", "--log-output=TABLE"}})
+	admin, err := db.Open(context.Background(), m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	capture := func(args ...string) []string {
+		ctx := context.Background()
+		for _, q := range []string{"SET GLOBAL general_log = 0", "TRUNCATE mysql.general_log", "SET GLOBAL general_log = 1"} {
+			if _, err := admin.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		expect(t, starbench(t, nil, args...), 0, "(completed)")
+		admin.Exec(ctx, "SET GLOBAL general_log = 0")
+		rs, err := admin.Query(ctx, "SELECT command_type, CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE thread_id <> CONNECTION_ID() AND command_type IN ('Query', 'Execute', 'Prepare')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stmts []string
+		for _, row := range rs.Rows {
+			stmts = append(stmts, row[0].(string)+" "+row[1].(string))
+		}
+		return stmts
+	}
+	first, second := outDir(t), outDir(t)
+	a := capture("run", "testdata/plans/resume.star", "--out", first, "--target", m.DSN(), "-p", "table_size=300", "-p", "threads=1", "-p", "events=40", "-p", "time=60s")
+	b := capture("rerun", first, "--out", second, "--target", m.DSN())
+	if len(a) < 100 {
+		t.Fatalf("only %d statements captured", len(a))
+	}
+	if len(a) != len(b) {
+		t.Errorf("the first run sent %d statements, the rerun %d", len(a), len(b))
+	}
+	for i := 0; i < min(len(a), len(b)); i++ {
+		if a[i] != b[i] {
+			t.Fatalf("statement %d differs:\n first: %.200s\nrerun: %.200s", i, a[i], b[i])
+		}
+	}
+	ma, mb := readManifest(t, first), readManifest(t, second)
+	if mb.RerunOf == nil || mb.RerunOf.Dir != first || mb.Seed != ma.Seed || len(ma.Sources) != len(mb.Sources) {
+		t.Fatalf("rerun manifest: %+v", mb.RerunOf)
+	}
+	for i := range ma.Sources {
+		if ma.Sources[i].SHA256 != mb.Sources[i].SHA256 {
+			t.Errorf("source %s differs", ma.Sources[i].Name)
+		}
+	}
+	if strings.Join(ma.Overrides, ",") != strings.Join(mb.Overrides, ",") {
+		t.Errorf("params differ: %v vs %v", ma.Overrides, mb.Overrides)
+	}
+	expect(t, starbench(t, nil, "compare", first, second), 0, "oltp_read_only")
+}

@@ -1,0 +1,189 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Recorded is a run read back from its results folder, to resume it in
+// place or repeat it into a new folder.
+type Recorded struct {
+	Dir      string
+	Manifest Manifest
+	Journal  []JournalRecord
+	sources  map[string][]byte // by the name the plan loaded them with
+}
+
+// LoadRecorded reads a results folder's manifest, journal and the copies
+// of the plan and modules it loaded. A folder that lacks them is a
+// *UsageError naming what is missing.
+func LoadRecorded(dir string) (*Recorded, error) {
+	rec := &Recorded{Dir: dir, sources: map[string][]byte{}}
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, usageErrorf("%s is not a results folder of a plan run: %v", dir, err)
+	}
+	if err := json.Unmarshal(data, &rec.Manifest); err != nil {
+		return nil, usageErrorf("%s/%s does not parse: %v", dir, ManifestFile, err)
+	}
+	if rec.Manifest.Tool.Name != "starbench" || len(rec.Manifest.Sources) == 0 {
+		return nil, usageErrorf("%s was not written by 'starbench run' (no plan sources in its manifest)", dir)
+	}
+	for _, src := range rec.Manifest.Sources {
+		content, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(src.Stored)))
+		if err != nil {
+			return nil, usageErrorf("%s: the copy of %s is missing: %v", dir, src.Name, err)
+		}
+		sum := sha256.Sum256(content)
+		if hex.EncodeToString(sum[:]) != src.SHA256 {
+			return nil, usageErrorf("%s: the copy of %s (%s) does not match its sha256 in the manifest", dir, src.Name, src.Stored)
+		}
+		if _, seen := rec.sources[src.Name]; !seen {
+			rec.sources[src.Name] = content
+		}
+	}
+	if _, ok := rec.sources[rec.Manifest.Plan]; !ok {
+		return nil, usageErrorf("%s: the manifest lists no copy of the plan %s", dir, rec.Manifest.Plan)
+	}
+	rec.Journal, err = ReadJournal(filepath.Join(dir, JournalFile))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, usageErrorf("%s: %v", dir, err)
+	}
+	return rec, nil
+}
+
+// Completed counts the steps the journal records as done.
+func (rec *Recorded) Completed() int {
+	n := 0
+	for _, j := range rec.Journal {
+		if j.Event == "end" && j.Outcome == "ok" {
+			n++
+		}
+	}
+	return n
+}
+
+// InMemoryTargets names the recorded targets whose data is gone with the
+// run (the embedded server, sandboxes): such a run cannot be resumed.
+func (rec *Recorded) InMemoryTargets() []string {
+	var names []string
+	for name, info := range rec.Manifest.Targets {
+		m, ok := info.(map[string]any)
+		if !ok {
+			continue
+		}
+		if kind, _ := m["kind"].(string); kind == "embedded" || kind == "sandbox" {
+			names = append(names, fmt.Sprintf("%s (%s)", name, kind))
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ResumeRecord notes one resumption in the manifest.
+type ResumeRecord struct {
+	Time       time.Time `json:"time"`
+	FromStep   string    `json:"from_step,omitempty"` // first step run for real
+	Replayed   int       `json:"replayed"`
+	EditedPlan string    `json:"edited_plan,omitempty"` // --plan FILE
+	PlanSHA256 string    `json:"plan_sha256,omitempty"`
+	PlanCopy   string    `json:"plan_copy,omitempty"`
+}
+
+// RerunRecord notes in a new run's manifest which run it repeats.
+type RerunRecord struct {
+	Dir     string    `json:"dir"`
+	Started time.Time `json:"started"`
+	Seed    int64     `json:"seed"`
+}
+
+// DivergenceError says where a resumed plan stops matching its journal.
+type DivergenceError struct {
+	Step    string
+	Journal string // what the journal recorded there
+	Plan    string // what the plan does now
+}
+
+func (e *DivergenceError) Error() string {
+	return fmt.Sprintf("resume: the plan diverges from the journal at step %s: the journal has %s, the plan now runs %s; "+
+		"resume with the plan as it was, or start a new run", e.Step, e.Journal, e.Plan)
+}
+
+// replay is the state of a resumed run: which steps completed, and
+// whether the plan is still replaying them.
+type replay struct {
+	mu       sync.Mutex
+	active   bool
+	ends     map[string]JournalRecord
+	starts   map[string]JournalRecord
+	dir      string
+	replayed int
+	fromStep string
+}
+
+func newReplay(rec *Recorded) *replay {
+	rp := &replay{active: true, ends: map[string]JournalRecord{}, starts: map[string]JournalRecord{}, dir: rec.Dir}
+	for _, j := range rec.Journal {
+		switch j.Event {
+		case "start":
+			rp.starts[j.ID] = j
+		case "end":
+			rp.ends[j.ID] = j
+		}
+	}
+	return rp
+}
+
+func describeStep(builtin, text, pos string) string {
+	first, _, _ := strings.Cut(text, "\n")
+	if len(first) > 100 {
+		first = first[:100] + "…"
+	}
+	s := builtin
+	if first != "" {
+		s += fmt.Sprintf(" %q", first)
+	}
+	if pos != "" {
+		s += " at " + pos
+	}
+	return s
+}
+
+// lookup decides what a step does on resume: replay its recorded result
+// (record non-nil), run for real, or fail with a divergence.
+func (rp *replay) lookup(id string, info StepInfo, hash, pos string) (record *JournalRecord, err error) {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if !rp.active {
+		return nil, nil
+	}
+	end, done := rp.ends[id]
+	if done && end.Outcome == "ok" {
+		if end.Builtin != info.Builtin || end.Hash != hash {
+			start := rp.starts[id]
+			return nil, &DivergenceError{Step: id, Journal: describeStep(start.Builtin, start.Text, start.Pos), Plan: describeStep(info.Builtin, info.Text, pos)}
+		}
+		return &end, nil
+	}
+	// Not completed (it failed, was cancelled or was cut off): it runs for
+	// real, as edited or not, and so does everything after it.
+	rp.active = false // the first step not completed: live from here on
+	rp.fromStep = id
+	return nil, nil
+}
+
+// result loads a completed step's recorded result.
+func (rp *replay) result(end *JournalRecord) (json.RawMessage, error) {
+	if end.ResultFile == "" {
+		return end.Result, nil
+	}
+	return os.ReadFile(filepath.Join(rp.dir, end.ResultFile))
+}
