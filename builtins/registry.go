@@ -9,8 +9,10 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/local/localstar"
 	"github.com/starbench/starbench/builtins/report/reportstar"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
+	"github.com/starbench/starbench/builtins/yamlstar"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -25,6 +27,8 @@ var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
+	{Module: localstar.Module, Doc: localstar.Doc},
+	{Module: yamlstar.Module, Doc: yamlstar.Doc},
 }
 
 // Predeclared returns the modules as plan globals.

@@ -268,6 +268,36 @@ type AnalyzeResult struct {
 	MsgText string `json:"msg_text"`
 }
 
+// PoolExec runs a statement on a pool connection, not the session, so
+// that several can run at once (copies, checksums).
+func (c *Conn) PoolExec(ctx context.Context, query string, args ...any) (ExecResult, error) {
+	c.mu.Lock()
+	pool := c.pool
+	c.mu.Unlock()
+	if pool == nil {
+		return ExecResult{}, fmt.Errorf("connection is closed")
+	}
+	res, err := pool.ExecContext(ctx, query, args...)
+	if err != nil {
+		return ExecResult{}, statementError(err, query)
+	}
+	var out ExecResult
+	out.RowsAffected, _ = res.RowsAffected()
+	out.LastInsertID, _ = res.LastInsertId()
+	return out, nil
+}
+
+// PoolQuery runs a query on a pool connection, not the session.
+func (c *Conn) PoolQuery(ctx context.Context, query string, args ...any) (*ResultSet, error) {
+	c.mu.Lock()
+	pool := c.pool
+	c.mu.Unlock()
+	if pool == nil {
+		return nil, fmt.Errorf("connection is closed")
+	}
+	return queryOn(ctx, pool, query, args...)
+}
+
 // CurrentDatabase returns the session's DATABASE(), "" when none is selected.
 func (c *Conn) CurrentDatabase(ctx context.Context) (string, error) {
 	rs, err := c.Query(ctx, "SELECT DATABASE()")

@@ -23,8 +23,8 @@ type Conn struct {
 	id      string
 	target  string // manifest key of the target
 	display string // redacted DSN
-	cfg     *mysql.Config
-	conn    *db.Conn // nil until opened; a resumed run opens it on first use
+	cfgs    []*mysql.Config // the session's endpoint first; workloads spread over all
+	conn    *db.Conn        // nil until opened; a resumed run opens it on first use
 	closed  bool
 	mu      sync.Mutex
 	session []string // SET/USE statements applied, re-applied when reopened
@@ -46,6 +46,8 @@ var connMethods = map[string]func(*Conn, *starlark.Thread, *starlark.Builtin, st
 	"version":   (*Conn).version,
 	"variables": (*Conn).variables,
 	"close":     (*Conn).close,
+	"snapshot":  (*Conn).snapshotMethod,
+	"restore":   (*Conn).restoreMethod,
 }
 
 func (c *Conn) Attr(name string) (starlark.Value, error) {
@@ -86,42 +88,66 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			return nil, fmt.Errorf("%s: database must be a string, not %s", b.Name(), database.Type())
 		}
 	}
-	rt, err := resolveTarget(thread, dsn)
+	rts, err := resolveTargets(thread, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	display := rt.spec
-	if rt.target.Kind == db.TargetDSN {
-		cfg, _ := db.ParseDSN(rt.spec)
-		if cfg.Passwd != "" {
-			runner.AddSecret(thread, cfg.Passwd)
-			if rt.literal {
-				runner.Warn(thread, "a password is written in the plan (%s); it is stored with the plan's copy in every results folder. Give it with --target NAME=DSN or MYSQL_PWD instead", db.Redacted(cfg))
+	var displays []string
+	for _, rt := range rts {
+		d := rt.spec
+		if rt.target.Kind == db.TargetDSN {
+			cfg, _ := db.ParseDSN(rt.spec)
+			if cfg.Passwd != "" {
+				runner.AddSecret(thread, cfg.Passwd)
+				if rt.literal {
+					runner.Warn(thread, "a password is written in the plan (%s); it is stored with the plan's copy in every results folder. Give it with --target NAME=DSN or MYSQL_PWD instead", db.Redacted(cfg))
+				}
 			}
+			d = db.Redacted(cfg)
 		}
-		display = db.Redacted(cfg)
+		displays = append(displays, d)
 	}
+	rt, display := rts[0], strings.Join(displays, ", ")
 	st := stateOf(thread)
 	c := &Conn{id: st.newHandleID(), target: rt.key(), display: display}
 	spec := map[string]any{"target": rt.name, "dsn": display, "database": dbName, "kind": rt.target.Kind}
+	if len(rts) > 1 {
+		spec["endpoints"] = displays
+	}
 	info := runner.StepInfo{Builtin: "db.connect", Args: spec, Text: "connect " + display}
-	return runner.Call(thread, info, runner.Action{
-		Run: func(s *runner.Step) (runner.Outcome, error) {
+	// configs resolves every endpoint (starting servers when a target is one).
+	configs := func(s *runner.Step) ([]*mysql.Config, map[string]any, error) {
+		var cfgs []*mysql.Config
+		var first map[string]any
+		for i, rt := range rts {
 			cfg, serverInfo, err := st.configFor(s.Context(), thread, rt)
 			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, display), err)
+				return nil, nil, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, displays[i]), err)
 			}
 			if database != starlark.None {
 				cfg = cfg.Clone()
 				cfg.DBName = dbName
 			}
-			conn, err := db.Open(s.Context(), cfg)
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, display), err)
+			if i == 0 {
+				first = serverInfo
 			}
-			c.conn, c.cfg = conn, cfg
-			if rt.target.Kind != db.TargetDSN {
-				c.display = db.Redacted(cfg)
+			cfgs = append(cfgs, cfg)
+		}
+		return cfgs, first, nil
+	}
+	return runner.Call(thread, info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			cfgs, serverInfo, err := configs(s)
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			conn, err := db.Open(s.Context(), cfgs[0])
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, displays[0]), err)
+			}
+			c.conn, c.cfgs = conn, cfgs
+			if rt.target.Kind != db.TargetDSN && len(cfgs) == 1 {
+				c.display = db.Redacted(cfgs[0])
 			}
 			st.mu.Lock()
 			st.conns = append(st.conns, c)
@@ -138,16 +164,12 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		},
 		Placeholder: func(*runner.Step) starlark.Value { return c },
 		Replay: func(s *runner.Step, _ json.RawMessage) (starlark.Value, error) {
-			// Resumed: the handle opens again, lazily, on the target given now.
-			cfg, _, err := st.configFor(s.Context(), thread, rt)
+			// Resumed: the handle opens again, lazily, on the targets given now.
+			cfgs, _, err := configs(s)
 			if err != nil {
-				return nil, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, display), err)
+				return nil, err
 			}
-			if database != starlark.None {
-				cfg = cfg.Clone()
-				cfg.DBName = dbName
-			}
-			c.cfg = cfg
+			c.cfgs = cfgs
 			st.mu.Lock()
 			st.conns = append(st.conns, c)
 			st.mu.Unlock()
@@ -226,13 +248,13 @@ func (c *Conn) noteSession(sql string) bool {
 func (c *Conn) live(ctx context.Context, name string) (*db.Conn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed || c.cfg == nil {
+	if c.closed || len(c.cfgs) == 0 {
 		return nil, fmt.Errorf("%s: connection %s is closed", name, c.id)
 	}
 	if c.conn != nil {
 		return c.conn, nil
 	}
-	conn, err := db.Open(ctx, c.cfg)
+	conn, err := db.Open(ctx, c.cfgs[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s: reopen %s (%s): %w", name, c.id, c.display, err)
 	}
@@ -632,16 +654,16 @@ func (c *Conn) closeNow() error {
 	return err
 }
 
-// Config returns the connection's configuration, or nil for a dry-run
-// placeholder or a closed connection. Other modules (sysbench) open their
-// own sessions to the same target with it.
-func (c *Conn) Config() *mysql.Config {
+// Configs returns the connection's endpoints, the session's first, or nil
+// for a dry-run placeholder or a closed connection. Other modules
+// (sysbench) open their own sessions on them, spread round-robin.
+func (c *Conn) Configs() []*mysql.Config {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil
 	}
-	return c.cfg
+	return c.cfgs
 }
 
 // ID is the handle id recorded in the journal ("db1").

@@ -32,7 +32,9 @@ var Doc = runner.ModuleDoc{
 		"in dry-run mode nothing connects and calls return placeholders.",
 	Funcs: []runner.FuncDoc{
 		{Name: "db.connect", Signature: "db.connect(dsn=None, database=None)",
-			Doc: "Opens a connection handle. dsn is a target name given with --target name=SPEC, a DSN " +
+			Doc: "Opens a connection handle. dsn is a target name given with --target name=SPEC, a DSN, or a list of them: " +
+				"several endpoints of one cluster, whose workloads spread their connections round-robin over all (the handle's " +
+				"own statements use the first). A single dsn is a target name, a DSN " +
 				"(user:pw@tcp(host:port)/db or mysql://user:pw@host:port/db), \"embedded\" or \"sandbox:mariadb\". " +
 				"None means the default target: --target SPEC, else the only named target, else the embedded server. " +
 				"database overrides the DSN's database. The first connection to a target records its server version and " +
@@ -53,6 +55,15 @@ var Doc = runner.ModuleDoc{
 		{Name: "conn.variables", Signature: "conn.variables(like=None)",
 			Doc: "Returns SHOW GLOBAL VARIABLES [LIKE pattern] as a dict of strings."},
 		{Name: "conn.close", Signature: "conn.close()", Doc: "Closes the connection. Connections still open when the plan ends are closed then."},
+		{Name: "conn.snapshot", Signature: "conn.snapshot(schema=None, store=None, parallel=4)",
+			Doc: "Saves every table of schema (default: the current database) into the schema store (default SCHEMA_snapshot, " +
+				"made anew) with CREATE TABLE ... LIKE and INSERT ... SELECT, parallel tables at a time, and records each table's " +
+				"checksum (CHECKSUM TABLE; ADMIN CHECKSUM TABLE on TiDB) and AUTO_INCREMENT counter. Returns a snapshot value " +
+				"(.schema, .store, .tables, .checksums, .rows). Any MySQL-compatible server."},
+		{Name: "conn.restore", Signature: "conn.restore(snapshot, parallel=4)",
+			Doc: "Brings the snapshot's schema back to exactly that state: every saved table is replaced by its copy, tables " +
+				"made since are dropped, and each table's checksum must equal the recorded one. Returns a struct (restored, " +
+				"dropped, seconds). Restore before every concurrency level to give each level the same data."},
 	},
 }
 
@@ -155,6 +166,28 @@ func resolveTarget(thread *starlark.Thread, dsn starlark.Value) (resolvedTarget,
 	}
 	rt.target = t
 	return rt, nil
+}
+
+// resolveTargets reads db.connect's dsn: one target, or a list of them
+// (several endpoints of one cluster, e.g. every TiDB server).
+func resolveTargets(thread *starlark.Thread, dsn starlark.Value) ([]resolvedTarget, error) {
+	list, ok := dsn.(*starlark.List)
+	if !ok {
+		rt, err := resolveTarget(thread, dsn)
+		return []resolvedTarget{rt}, err
+	}
+	if list.Len() == 0 {
+		return nil, fmt.Errorf("dsn: an empty list of endpoints")
+	}
+	var out []resolvedTarget
+	for i := 0; i < list.Len(); i++ {
+		rt, err := resolveTarget(thread, list.Index(i))
+		if err != nil {
+			return nil, fmt.Errorf("endpoint %d: %w", i+1, err)
+		}
+		out = append(out, rt)
+	}
+	return out, nil
 }
 
 func contains(list []string, s string) bool {

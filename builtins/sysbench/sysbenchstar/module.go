@@ -248,13 +248,32 @@ func (c *call) args() map[string]any {
 	return a
 }
 
-// connector opens sessions on the call's connection target.
-func (c *call) connector() (*bench.SQLConnector, error) {
-	cfg := c.conn.Config()
-	if cfg == nil {
+// connector opens sessions on the connection's endpoints, round-robin
+// when there are several. Close it after use.
+func (c *call) connector() (*endpoints, error) {
+	cfgs := c.conn.Configs()
+	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("connection %s is closed", c.conn.ID())
 	}
-	return bench.NewSQLConnector(cfg, bench.PSMode(c.opts.PSMode)), nil
+	e := &endpoints{}
+	for _, cfg := range cfgs {
+		sc := bench.NewSQLConnector(cfg, bench.PSMode(c.opts.PSMode))
+		e.closers = append(e.closers, sc)
+		e.Connectors = append(e.Connectors, sc)
+	}
+	return e, nil
+}
+
+// endpoints is a round-robin connector that closes its pools.
+type endpoints struct {
+	bench.RoundRobin
+	closers []*bench.SQLConnector
+}
+
+func (e *endpoints) Close() {
+	for _, c := range e.closers {
+		c.Close()
+	}
 }
 
 func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -2,12 +2,16 @@ package sysbenchstar_test
 
 import (
 	"encoding/json"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/go-sql-driver/mysql"
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/bench"
@@ -138,5 +142,66 @@ func TestDocCoversEveryFunction(t *testing.T) {
 	}
 	if len(documented) != len(sysbenchstar.Module.Members) {
 		t.Errorf("doc entries %d, functions %d", len(documented), len(sysbenchstar.Module.Members))
+	}
+}
+
+// forwarder relays TCP connections to target and counts them.
+func forwarder(t *testing.T, target string) (string, *atomic.Int64) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { io.Copy(s, c); s.Close() }()
+			go func() { io.Copy(c, s); c.Close() }()
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String(), &n
+}
+
+// db.connect with a list of endpoints spreads a workload's connections
+// round-robin over them (what "direct to every TiDB server" means).
+func TestWorkloadSpreadsOverEndpoints(t *testing.T) {
+	dsn, pw := plantest.MariaDBTarget(t, t.Name())
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrA, countA := forwarder(t, cfg.Addr)
+	addrB, countB := forwarder(t, cfg.Addr)
+	a, b := cfg.Clone(), cfg.Clone()
+	a.Addr, b.Addr = addrA, addrB
+	plan := filepath.Join(t.TempDir(), "plan.star")
+	os.WriteFile(plan, []byte(`
+def main(p):
+    conn = db.connect(["a", "b"])
+    sysbench.prepare(conn, table_size = 100)
+    r = sysbench.run(conn, "oltp_point_select", threads = 4, events = 400, time = 0, table_size = 100)
+    print(r.events, conn.dsn)
+`), 0o644)
+	r := plantest.Evaluate(t, plan, "", modules, runner.Options{Targets: map[string]string{"a": a.FormatDSN(), "b": b.FormatDSN()}, Secrets: []string{pw}})
+	if r.Err != nil {
+		t.Fatal(plantest.Backtrace(r.Err))
+	}
+	if !strings.Contains(r.Stdout, "400 root:***@tcp("+addrA+")") || !strings.Contains(r.Stdout, ", root:***@tcp("+addrB+")") {
+		t.Errorf("output: %s", r.Stdout)
+	}
+	// a: the handle's session, prepare's first connection and 2 of the 4
+	// workers; b: prepare's loading thread and the other 2 workers.
+	if ga, gb := countA.Load(), countB.Load(); ga != 4 || gb != 3 {
+		t.Errorf("connections: a %d, b %d (want 4 and 3)", ga, gb)
 	}
 }

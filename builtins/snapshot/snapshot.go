@@ -1,0 +1,254 @@
+// Package snapshot saves a schema's tables and brings them back exactly,
+// on any MySQL-compatible server, through SQL: each table is copied into
+// a snapshot schema (CREATE TABLE ... LIKE and INSERT ... SELECT, in
+// parallel) and restored the same way, and both directions are verified
+// with checksums (CHECKSUM TABLE on MySQL and MariaDB, ADMIN CHECKSUM TABLE
+// on TiDB). Benchmarks restore before every concurrency level so that each
+// level starts from the same data. It has no Starlark in it.
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/starbench/starbench/builtins/db"
+)
+
+// Table is one table's state in a snapshot.
+type Table struct {
+	Name          string `json:"name"`
+	Rows          int64  `json:"rows"`
+	Checksum      string `json:"checksum"`
+	AutoIncrement int64  `json:"auto_increment,omitempty"`
+}
+
+// Snapshot is what Take saved.
+type Snapshot struct {
+	Schema  string    `json:"schema"` // the schema saved
+	Store   string    `json:"store"`  // the schema holding the copies
+	Engine  string    `json:"engine"` // mysql (MySQL, MariaDB) or tidb
+	Tables  []Table   `json:"tables"`
+	Created time.Time `json:"created"`
+	Seconds float64   `json:"seconds"`
+}
+
+// Options tune Take and Restore.
+type Options struct {
+	Parallel int // tables copied at once; 0 means 4
+}
+
+func (o Options) parallel() int {
+	if o.Parallel <= 0 {
+		return 4
+	}
+	return o.Parallel
+}
+
+// Engine tells how to checksum on the server behind conn.
+func Engine(ctx context.Context, conn *db.Conn) (string, error) {
+	v, err := conn.Version(ctx)
+	if err != nil {
+		return "", err
+	}
+	if strings.Contains(strings.ToLower(v), "tidb") {
+		return "tidb", nil
+	}
+	return "mysql", nil
+}
+
+// Checksum computes a table's checksum the way the engine offers.
+func Checksum(ctx context.Context, conn *db.Conn, engine, schema, table string) (string, error) {
+	name := db.QuoteIdent(schema) + "." + db.QuoteIdent(table)
+	if engine == "tidb" {
+		rs, err := conn.PoolQuery(ctx, "ADMIN CHECKSUM TABLE "+name)
+		if err != nil {
+			return "", err
+		}
+		if len(rs.Rows) != 1 || len(rs.Rows[0]) < 5 {
+			return "", fmt.Errorf("ADMIN CHECKSUM TABLE %s returned %d rows", name, len(rs.Rows))
+		}
+		r := rs.Rows[0]
+		return fmt.Sprintf("crc64:%v/kvs:%v/bytes:%v", r[2], r[3], r[4]), nil
+	}
+	rs, err := conn.PoolQuery(ctx, "CHECKSUM TABLE "+name)
+	if err != nil {
+		return "", err
+	}
+	if len(rs.Rows) != 1 || len(rs.Rows[0]) < 2 || rs.Rows[0][1] == nil {
+		return "", fmt.Errorf("CHECKSUM TABLE %s gave no checksum", name)
+	}
+	return fmt.Sprint(rs.Rows[0][1]), nil
+}
+
+// tables lists a schema's base tables with their row estimate and
+// AUTO_INCREMENT counter.
+func tables(ctx context.Context, conn *db.Conn, schema string) ([]Table, error) {
+	rs, err := conn.PoolQuery(ctx, "SELECT TABLE_NAME, AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", schema)
+	if err != nil {
+		return nil, err
+	}
+	var out []Table
+	for _, row := range rs.Rows {
+		t := Table{Name: fmt.Sprint(row[0])}
+		if n, ok := row[1].(int64); ok {
+			t.AutoIncrement = n
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// forEach runs fn on every table, parallel at a time, and joins errors.
+func forEach(n, parallel int, fn func(i int) error) error {
+	errs := make([]error, n)
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = fn(i)
+		}(i)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// copyTable makes dst an exact copy of src: definition, rows, counter.
+func copyTable(ctx context.Context, conn *db.Conn, srcSchema, dstSchema string, t Table) (int64, error) {
+	src := db.QuoteIdent(srcSchema) + "." + db.QuoteIdent(t.Name)
+	dst := db.QuoteIdent(dstSchema) + "." + db.QuoteIdent(t.Name)
+	for _, q := range []string{"DROP TABLE IF EXISTS " + dst, "CREATE TABLE " + dst + " LIKE " + src} {
+		if _, err := conn.PoolExec(ctx, q); err != nil {
+			return 0, err
+		}
+	}
+	res, err := conn.PoolExec(ctx, "INSERT INTO "+dst+" SELECT * FROM "+src)
+	if err != nil {
+		return 0, err
+	}
+	if t.AutoIncrement > 0 {
+		if _, err := conn.PoolExec(ctx, fmt.Sprintf("ALTER TABLE %s AUTO_INCREMENT = %d", dst, t.AutoIncrement)); err != nil {
+			return 0, err
+		}
+	}
+	return res.RowsAffected, nil
+}
+
+// StoreName is the default snapshot schema of a schema.
+func StoreName(schema string) string { return schema + "_snapshot" }
+
+// Take copies every table of schema into store (made anew) and records
+// each table's checksum; a copy whose checksum differs from its source
+// is an error.
+func Take(ctx context.Context, conn *db.Conn, schema, store string, o Options) (*Snapshot, error) {
+	start := time.Now()
+	if store == "" {
+		store = StoreName(schema)
+	}
+	if store == schema {
+		return nil, fmt.Errorf("the snapshot schema must differ from %s", schema)
+	}
+	engine, err := Engine(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	list, err := tables(ctx, conn, schema)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("schema %s has no tables to snapshot", schema)
+	}
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + db.QuoteIdent(store), "CREATE DATABASE " + db.QuoteIdent(store)} {
+		if _, err := conn.PoolExec(ctx, q); err != nil {
+			return nil, err
+		}
+	}
+	err = forEach(len(list), o.parallel(), func(i int) error {
+		t := &list[i]
+		rows, err := copyTable(ctx, conn, schema, store, *t)
+		if err != nil {
+			return fmt.Errorf("snapshot %s.%s: %w", schema, t.Name, err)
+		}
+		t.Rows = rows
+		orig, err := Checksum(ctx, conn, engine, schema, t.Name)
+		if err != nil {
+			return err
+		}
+		copied, err := Checksum(ctx, conn, engine, store, t.Name)
+		if err != nil {
+			return err
+		}
+		if orig != copied {
+			return fmt.Errorf("snapshot %s.%s: the copy's checksum %s differs from the table's %s (was it written during the snapshot?)", schema, t.Name, copied, orig)
+		}
+		t.Checksum = orig
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Snapshot{Schema: schema, Store: store, Engine: engine, Tables: list, Created: time.Now().UTC(), Seconds: time.Since(start).Seconds()}, nil
+}
+
+// Result says what Restore did.
+type Result struct {
+	Restored []string `json:"restored"`
+	Dropped  []string `json:"dropped,omitempty"` // tables made after the snapshot
+	Seconds  float64  `json:"seconds"`
+}
+
+// Restore brings schema back to the snapshot's state: its tables are
+// replaced by copies of the saved ones, tables made since are dropped,
+// and every restored table's checksum must equal the recorded one.
+func Restore(ctx context.Context, conn *db.Conn, snap *Snapshot, o Options) (*Result, error) {
+	start := time.Now()
+	res := &Result{}
+	current, err := tables(ctx, conn, snap.Schema)
+	if err != nil {
+		return nil, err
+	}
+	saved := map[string]bool{}
+	for _, t := range snap.Tables {
+		saved[t.Name] = true
+	}
+	for _, t := range current {
+		if !saved[t.Name] {
+			if _, err := conn.PoolExec(ctx, "DROP TABLE "+db.QuoteIdent(snap.Schema)+"."+db.QuoteIdent(t.Name)); err != nil {
+				return nil, err
+			}
+			res.Dropped = append(res.Dropped, t.Name)
+		}
+	}
+	err = forEach(len(snap.Tables), o.parallel(), func(i int) error {
+		t := snap.Tables[i]
+		if _, err := copyTable(ctx, conn, snap.Store, snap.Schema, t); err != nil {
+			return fmt.Errorf("restore %s.%s: %w", snap.Schema, t.Name, err)
+		}
+		got, err := Checksum(ctx, conn, snap.Engine, snap.Schema, t.Name)
+		if err != nil {
+			return err
+		}
+		if got != t.Checksum {
+			return fmt.Errorf("restore %s.%s: checksum %s after restore, the snapshot recorded %s", snap.Schema, t.Name, got, t.Checksum)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range snap.Tables {
+		res.Restored = append(res.Restored, t.Name)
+	}
+	sort.Strings(res.Dropped)
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
