@@ -21,8 +21,8 @@ import (
 // every method returns a placeholder.
 type Conn struct {
 	id      string
-	target  string // manifest key of the target
-	display string // redacted DSN
+	target  string          // manifest key of the target
+	display string          // redacted DSN
 	cfgs    []*mysql.Config // the session's endpoint first; workloads spread over all
 	conn    *db.Conn        // nil until opened; a resumed run opens it on first use
 	closed  bool
