@@ -55,6 +55,7 @@ type Options struct {
 	DeleteInserts      int
 	RangeSelects       bool
 	AutoInc            bool
+	AutoRandom         bool // TiDB: BIGINT AUTO_RANDOM primary key (starbench extension)
 	SkipTrx            bool
 	Secondary          bool
 	CreateSecondary    bool
@@ -199,6 +200,8 @@ var Table = []Option{
 		field: func(o *Options) any { return &o.RangeSelects }},
 	{Name: "auto_inc", Group: "oltp", Help: "use an AUTO_INCREMENT primary key; off: client-generated ids", Aliases: []string{"oltp_auto_inc"},
 		field: func(o *Options) any { return &o.AutoInc }},
+	{Name: "auto_random", Group: "oltp", Help: "TiDB only (starbench extension): make id a BIGINT AUTO_RANDOM primary key instead of AUTO_INCREMENT, to spread inserts over regions",
+		field: func(o *Options) any { return &o.AutoRandom }},
 	{Name: "skip_trx", Group: "oltp", Help: "run every query in autocommit mode instead of explicit transactions", Aliases: []string{"oltp_skip_trx"},
 		field: func(o *Options) any { return &o.SkipTrx }},
 	{Name: "secondary", Group: "oltp", Help: "use a secondary index in place of the PRIMARY KEY", Aliases: []string{"oltp_secondary"},

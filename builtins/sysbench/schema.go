@@ -27,7 +27,10 @@ func TableNames(n int) []string {
 // CreateTableSQL is oltp_common's table definition.
 func CreateTableSQL(o *Options, n int) string {
 	idDef := "INTEGER NOT NULL AUTO_INCREMENT"
-	if !o.AutoInc {
+	switch {
+	case o.AutoRandom:
+		idDef = "BIGINT NOT NULL AUTO_RANDOM"
+	case !o.AutoInc:
 		idDef = "INTEGER NOT NULL"
 	}
 	keyDef := "PRIMARY KEY"
@@ -40,16 +43,19 @@ func CreateTableSQL(o *Options, n int) string {
 
 // LegacyCreateTableSQL is oltp_legacy/common.lua's table definition.
 func LegacyCreateTableSQL(o *Options, n int) string {
-	autoInc := " AUTO_INCREMENT"
-	if !o.AutoInc {
-		autoInc = ""
+	id := "INTEGER UNSIGNED NOT NULL AUTO_INCREMENT"
+	switch {
+	case o.AutoRandom:
+		id = "BIGINT NOT NULL AUTO_RANDOM"
+	case !o.AutoInc:
+		id = "INTEGER UNSIGNED NOT NULL"
 	}
 	keyDef := "PRIMARY KEY (id)"
 	if o.Secondary {
 		keyDef = "KEY xid (id)"
 	}
-	return fmt.Sprintf("CREATE TABLE sbtest%d (\nid INTEGER UNSIGNED NOT NULL%s,\nk INTEGER UNSIGNED DEFAULT '0' NOT NULL,\nc CHAR(120) DEFAULT '' NOT NULL,\npad CHAR(60) DEFAULT '' NOT NULL,\n%s\n) /*! ENGINE = %s MAX_ROWS = 1000000 */ %s",
-		n, autoInc, keyDef, o.StorageEngine, o.CreateTableOptions)
+	return fmt.Sprintf("CREATE TABLE sbtest%d (\nid %s,\nk INTEGER UNSIGNED DEFAULT '0' NOT NULL,\nc CHAR(120) DEFAULT '' NOT NULL,\npad CHAR(60) DEFAULT '' NOT NULL,\n%s\n) /*! ENGINE = %s MAX_ROWS = 1000000 */ %s",
+		n, id, keyDef, o.StorageEngine, o.CreateTableOptions)
 }
 
 // LegacyBulkTableSQL is oltp_legacy/bulk_insert.lua's table.
@@ -62,7 +68,7 @@ func CreateIndexSQL(n int) string { return fmt.Sprintf("CREATE INDEX k_%d ON sbt
 
 // InsertHeader starts prepare's multi-row INSERT.
 func InsertHeader(o *Options, n int) string {
-	if o.AutoInc {
+	if o.AutoInc || o.AutoRandom {
 		return fmt.Sprintf("INSERT INTO sbtest%d(k, c, pad) VALUES", n)
 	}
 	return fmt.Sprintf("INSERT INTO sbtest%d(id, k, c, pad) VALUES", n)
@@ -71,7 +77,7 @@ func InsertHeader(o *Options, n int) string {
 // appendRow appends one prepare row: (k, 'c', 'pad') or (id, k, 'c', 'pad').
 func appendRow(b *strings.Builder, o *Options, id, k int64, c, pad string) {
 	b.WriteByte('(')
-	if !o.AutoInc {
+	if !o.AutoInc && !o.AutoRandom {
 		fmt.Fprintf(b, "%d, ", id)
 	}
 	fmt.Fprintf(b, "%d, '%s', '%s')", k, c, pad)

@@ -287,3 +287,22 @@ func TestInterpolate(t *testing.T) {
 		t.Errorf("extra argument accepted")
 	}
 }
+
+// The AUTO_RANDOM variant of the sysbench table for TiDB (seed 004's
+// "primary key random" scenario), as TiDB documents the column.
+func TestAutoRandomDDL(t *testing.T) {
+	o := sysbench.Defaults(sysbench.Profile1020)
+	o.AutoRandom = true
+	ddl := sysbench.CreateTableSQL(&o, 3)
+	want := "CREATE TABLE sbtest3(\n  id BIGINT NOT NULL AUTO_RANDOM,\n  k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) /*! ENGINE = innodb */ "
+	if ddl != want {
+		t.Errorf("DDL:\n%s\nwant:\n%s", ddl, want)
+	}
+	if h := sysbench.InsertHeader(&o, 3); h != "INSERT INTO sbtest3(k, c, pad) VALUES" {
+		t.Errorf("rows must leave id to AUTO_RANDOM: %s", h)
+	}
+	cl, err := sysbench.ParseCommandLine(strings.Fields("oltp_legacy/insert.lua --auto-random=on --oltp-tables-count=8 prepare"))
+	if err != nil || !cl.Options.AutoRandom {
+		t.Errorf("--auto-random: %v", err)
+	}
+}
