@@ -11,6 +11,7 @@ import (
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
 	"github.com/starbench/starbench/builtins/report/reportstar"
+	"github.com/starbench/starbench/builtins/ssh/sshstar"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
 	"github.com/starbench/starbench/builtins/yamlstar"
 	"github.com/starbench/starbench/runner"
@@ -27,6 +28,7 @@ var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
+	{Module: sshstar.Module, Doc: sshstar.Doc},
 	{Module: localstar.Module, Doc: localstar.Doc},
 	{Module: yamlstar.Module, Doc: yamlstar.Doc},
 }

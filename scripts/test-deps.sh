@@ -9,6 +9,8 @@ needs=(
   "mariadbd mariadb-server"
   "mariadb-install-db mariadb-server"
   "sysbench sysbench"
+  "sshd openssh-server"
+  "ssh-keygen openssh-client"
   "chromium chromium"
 )
 

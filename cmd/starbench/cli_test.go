@@ -458,3 +458,32 @@ func TestProgressViews(t *testing.T) {
 	expect(t, r, 0, "[ 1s ] thds: 1 tps:", "SQL statistics:")
 	expect(t, starbench(t, nil, "run", "plans/quickstart.star", "--progress=fancy"), 2, "unknown --progress")
 }
+
+// Seed 003 as a plan: the whole procedure (deploy through a control host,
+// prepare, analyze, backup, restore before every level, destroy) lists in
+// a dry run without touching a host.
+func TestSeed003PlanDryRun(t *testing.T) {
+	r := starbench(t, nil, "check", "plans/seed003_tidb_v520_vs_v511.star", "-p", "threads=150,300", "-p", "workloads=oltp_point_select,oltp_read_write")
+	expect(t, r, 0, "plans/seed003_tidb_v520_vs_v511.star: OK",
+		"ssh.host", "connect tidb@10.0.1.1:22",
+		"ssh.write_file", "/tmp/starbench-sb-v5-1-1-topology.yaml",
+		"tiup cluster deploy sb-v5-1-1 v5.1.1 /tmp/starbench-sb-v5-1-1-topology.yaml --yes",
+		"tiup cluster start sb-v5-1-1",
+		"haproxy -f /tmp/starbench-haproxy.cfg",
+		"SET GLOBAL tidb_hashagg_final_concurrency = 1;",
+		"sysbench oltp_read_write --rand_type=uniform --table_size=10000000 --tables=16 --threads=16 prepare",
+		"ANALYZE TABLE sbtest1, sbtest2",
+		"tiup cluster stop sb-v5-1-1 --yes",
+		"cp -a /tidb-data/tikv-20160 /tidb-data/tikv-20160.starbench-snapshot",
+		"rm -rf /tidb-data/tikv-20160 && cp -a /tidb-data/tikv-20160.starbench-snapshot /tidb-data/tikv-20160",
+		"sysbench oltp_point_select --rand_type=uniform --report_interval=10 --table_size=10000000 --tables=16 --threads=300 --time=300 run",
+		"tiup cluster destroy sb-v5-2-0 --yes",
+		"compare tps by version")
+	// 2 versions x 2 workloads x 2 levels: 8 benchmark steps, each after a restore.
+	if n := strings.Count(r.stdout, "sysbench.run"); n != 8 {
+		t.Errorf("%d benchmark steps listed, want 8", n)
+	}
+	if n := strings.Count(r.stdout, "cp -a /tidb-data/tikv-20160.starbench-snapshot"); n != 8 {
+		t.Errorf("%d restores listed, want 8", n)
+	}
+}
