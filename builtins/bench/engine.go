@@ -15,7 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,6 +80,15 @@ type Options struct {
 	IgnoreAllErrors bool
 	// ConnectParallel bounds concurrent connection set-up; 0 means 64.
 	ConnectParallel int
+	// Warmup runs load for this long before anything is counted.
+	Warmup time.Duration
+	// Rate, when > 0, makes the run open-loop: events are scheduled at
+	// this many per second in total (Poisson arrivals) and latency is
+	// measured from each event's intended start; 0 is closed-loop.
+	Rate float64
+	// ReconnectTimeout bounds how long a worker tries to reconnect after
+	// losing its connection; 0 means 30 seconds.
+	ReconnectTimeout time.Duration
 }
 
 // Validate checks the options.
@@ -95,6 +104,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("give a time limit or an event limit (both are 0, the run would never end)")
 	case o.Interval < 0:
 		return fmt.Errorf("interval must not be negative")
+	case o.Warmup < 0:
+		return fmt.Errorf("warmup must not be negative")
+	case o.Rate < 0:
+		return fmt.Errorf("rate must not be negative")
 	}
 	return nil
 }
@@ -108,6 +121,8 @@ type Interval struct {
 	// Partial marks the last interval, cut short by the end of the run;
 	// sinks never see it (as sysbench never prints it).
 	Partial bool
+	Queue   int // events waiting to start (open loop)
+	Busy    int // workers inside an event at the interval's end (open loop)
 }
 
 // Seconds is the interval's length.
@@ -133,11 +148,19 @@ type Result struct {
 	Threads    int
 	Elapsed    time.Duration
 	Counts     Counts
-	ErrorCodes map[string]int64
-	Latency    *hdr.Histogram // all latencies (µs)
-	MinLatency time.Duration  // exact
-	MaxLatency time.Duration  // exact
-	SumLatency time.Duration  // exact
+	ErrorCodes map[string]int64 // by MySQL error code (lost connections as 2013)
+	ErrorKinds map[string]int64 // by statement kind: SELECT, UPDATE, COMMIT, ...
+	Latency    *hdr.Histogram   // all latencies (µs): response time under a rate
+	// Service is the time from an event's actual start to its end (µs);
+	// kept under a rate, where Latency counts from the intended start.
+	Service    *hdr.Histogram
+	Rate       float64 // target events/s, 0 for closed loop
+	Late       int64   // events started more than 1 ms after their intended start
+	Dropped    int64   // events the schedule could not queue (the backlog was full)
+	Warmup     time.Duration
+	MinLatency time.Duration // exact
+	MaxLatency time.Duration // exact
+	SumLatency time.Duration // exact
 	PerThread  []ThreadStats
 	Intervals  []*Interval
 	StartTime  time.Time
@@ -186,8 +209,10 @@ type worker struct {
 
 // Run executes the workload until the time or event limit, or until ctx is
 // cancelled (Stopped is then "interrupted" and the result still complete
-// up to that point). A worker error that is not ignored stops every worker
-// and is returned with the partial result.
+// up to that point). Ignored errors (by code) roll the event back and
+// retry it; a lost connection is re-established (bounded by
+// ReconnectTimeout) and the event retried. Any other error stops every
+// worker and is returned with the partial result.
 func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks ...Sink) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -195,61 +220,116 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	if opts.Interval == 0 {
 		opts.Interval = time.Second
 	}
+	if opts.ReconnectTimeout == 0 {
+		opts.ReconnectTimeout = 30 * time.Second
+	}
 	workers, err := startWorkers(ctx, wl, conn, opts)
 	defer closeWorkers(workers)
 	if err != nil {
 		return nil, err
 	}
+	e := newEngine(ctx, wl, conn, opts, workers, sinks)
+	defer e.cancel()
+	return e.run()
+}
 
-	res := &Result{Meta: wl.Meta(), Threads: opts.Threads, ErrorCodes: map[string]int64{}, Latency: NewHistogram(), Interval: opts.Interval}
-	var stop atomic.Bool
-	var stopReason atomic.Value
-	var issued atomic.Int64
-	runCtx, cancelRun := context.WithCancel(ctx)
-	defer cancelRun()
-	var firstErr error
-	var errOnce sync.Once
-	fail := func(err error) {
-		errOnce.Do(func() {
-			firstErr = err
-			stopReason.Store("error")
-			stop.Store(true)
-			cancelRun()
-		})
-	}
-	ignored := map[uint16]bool{}
+// engine is the state of one Run.
+type engine struct {
+	ctx, runCtx context.Context
+	cancel      context.CancelFunc
+	opts        Options
+	conn        Connector
+	workers     []*worker
+	res         *Result
+	tick        *ticker
+	ignored     map[uint16]bool
+
+	stop       atomic.Bool
+	stopCh     chan struct{}
+	stopOnce   sync.Once
+	stopReason atomic.Value
+	measuring  atomic.Bool  // false while warming up
+	issued     atomic.Int64 // events started, for the event limit
+	schedule   chan time.Time
+	busy       atomic.Int64 // workers inside an event (shown under a rate)
+	errOnce    sync.Once
+	firstErr   error
+}
+
+func newEngine(ctx context.Context, wl Workload, conn Connector, opts Options, workers []*worker, sinks []Sink) *engine {
+	e := &engine{ctx: ctx, opts: opts, conn: conn, workers: workers, stopCh: make(chan struct{}), ignored: map[uint16]bool{}}
+	e.runCtx, e.cancel = context.WithCancel(ctx)
 	for _, c := range opts.IgnoreErrors {
-		ignored[c] = true
+		e.ignored[c] = true
 	}
+	e.res = &Result{Meta: wl.Meta(), Threads: opts.Threads, ErrorCodes: map[string]int64{}, ErrorKinds: map[string]int64{},
+		Latency: NewHistogram(), Service: NewHistogram(), Interval: opts.Interval, Rate: opts.Rate, Warmup: opts.Warmup}
+	e.tick = newTicker(e.res, workers, opts, sinks)
+	if opts.Rate > 0 {
+		backlog := int(opts.Rate * 2)
+		e.schedule = make(chan time.Time, min(max(backlog, 100), 1<<20))
+	}
+	return e
+}
 
-	res.StartTime = time.Now()
-	start := res.StartTime
-	if opts.Time > 0 {
-		t := time.AfterFunc(opts.Time, func() {
-			stopReason.CompareAndSwap(nil, "time")
-			stop.Store(true)
-		})
-		defer t.Stop()
-	}
+// halt stops the workers (after their current event) for reason.
+func (e *engine) halt(reason string) {
+	e.stopReason.CompareAndSwap(nil, reason)
+	e.stopOnce.Do(func() {
+		e.stop.Store(true)
+		close(e.stopCh)
+	})
+}
+
+func (e *engine) fail(err error) {
+	e.errOnce.Do(func() {
+		e.firstErr = err
+		e.halt("error")
+		e.cancel()
+	})
+}
+
+func (e *engine) run() (*Result, error) {
+	opts := e.opts
+	e.res.StartTime = time.Now()
+	e.tick.begin(e.res.StartTime)
 	go func() {
 		select {
-		case <-ctx.Done():
-			stopReason.CompareAndSwap(nil, "interrupted")
-			stop.Store(true)
-		case <-runCtx.Done():
+		case <-e.ctx.Done():
+			e.halt("interrupted")
+		case <-e.runCtx.Done():
 		}
 	}()
-
-	tick := newTicker(res, workers, opts, start, sinks)
+	measure := func() {
+		if opts.Time > 0 {
+			t := time.AfterFunc(opts.Time, func() { e.halt("time") })
+			context.AfterFunc(e.runCtx, func() { t.Stop() })
+		}
+	}
+	if opts.Warmup > 0 {
+		t := time.AfterFunc(opts.Warmup, func() {
+			e.tick.reset(time.Now()) // nothing of the warmup is counted
+			e.issued.Store(0)
+			e.measuring.Store(true)
+			measure()
+		})
+		defer t.Stop()
+	} else {
+		e.measuring.Store(true)
+		measure()
+	}
+	if e.schedule != nil {
+		go e.scheduler()
+	}
 	tickDone := make(chan struct{})
 	go func() {
-		defer close(tick.done)
+		defer close(e.tick.done)
 		t := time.NewTicker(opts.Interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-t.C:
-				tick.collect(time.Since(start))
+				e.tick.collect(e.measuring.Load(), len(e.schedule), int(e.busy.Load()))
 			case <-tickDone:
 				return
 			}
@@ -257,63 +337,174 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	}()
 
 	var wg sync.WaitGroup
-	for _, wk := range workers {
+	for _, wk := range e.workers {
 		wg.Add(1)
 		go func(wk *worker) {
 			defer wg.Done()
-			for !stop.Load() {
-				if opts.Events > 0 && issued.Add(1) > opts.Events {
-					// Give the slot back: a worker whose event failed with an
-					// ignored error may still need it for its retry.
-					issued.Add(-1)
-					stopReason.CompareAndSwap(nil, "events")
-					return
-				}
-				t0 := time.Now()
-				err := wk.w.Event(runCtx, wk.session)
-				lat := time.Since(t0)
-				if err == nil {
-					wk.stats.recordEvent(lat)
-					continue
-				}
-				if runCtx.Err() != nil {
-					return // interrupted mid-event: the event is not counted
-				}
-				code, isServer := db.ErrorCode(err)
-				if isServer && (opts.IgnoreAllErrors || ignored[code]) {
-					wk.stats.recordError(strconv.Itoa(int(code)), lat)
-					_, _ = wk.session.(*countingSession).s.Exec(runCtx, "ROLLBACK") // not counted, as in sysbench
-					if opts.Events > 0 {
-						issued.Add(-1) // the event is retried
-					}
-					continue
-				}
-				fail(fmt.Errorf("%w: thread %d: %w", ErrStopped, wk.id, err))
-				return
-			}
+			e.work(wk)
 		}(wk)
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
-	for _, wk := range workers {
-		if f, ok := wk.w.(Finisher); ok && firstErr == nil {
-			if err := f.Finish(ctx, wk.session); err != nil {
-				fail(fmt.Errorf("%w: thread %d: finish: %w", ErrStopped, wk.id, err))
+	e.halt("events") // the workers are done; stops the scheduler (the first reason stays)
+	end := time.Now()
+	for _, wk := range e.workers {
+		if f, ok := wk.w.(Finisher); ok && e.firstErr == nil {
+			if err := f.Finish(e.ctx, wk.session); err != nil {
+				e.fail(fmt.Errorf("%w: thread %d: finish: %w", ErrStopped, wk.id, err))
 			}
 		}
 	}
 	close(tickDone)
-	<-tick.done
-	tick.collectFinal(elapsed)
-	tick.finish()
-	res.Elapsed = elapsed
-	if r, ok := stopReason.Load().(string); ok {
-		res.Stopped = r
+	<-e.tick.done
+	e.res.Elapsed = e.tick.collectFinal(end)
+	e.tick.finish()
+	e.res.Dropped = e.tick.dropped.Load()
+	if r, ok := e.stopReason.Load().(string); ok {
+		e.res.Stopped = r
 	}
-	if firstErr == nil && ctx.Err() != nil {
-		res.Stopped = "interrupted"
+	if e.firstErr == nil && e.ctx.Err() != nil {
+		e.res.Stopped = "interrupted"
 	}
-	return res, firstErr
+	return e.res, e.firstErr
+}
+
+// lateBy is how far past its intended start an event may begin before it
+// counts as late.
+const lateBy = time.Millisecond
+
+// work is one worker's loop.
+func (e *engine) work(wk *worker) {
+	opts := e.opts
+	for !e.stop.Load() {
+		var intended time.Time
+		if e.schedule != nil {
+			select {
+			case intended = <-e.schedule:
+			case <-e.stopCh:
+				return
+			}
+			if wait := time.Until(intended); wait > 0 {
+				select {
+				case <-time.After(wait):
+				case <-e.stopCh:
+					return
+				}
+			}
+		}
+		measuring := e.measuring.Load()
+		if measuring && opts.Events > 0 && e.issued.Add(1) > opts.Events {
+			// Give the slot back: a worker retrying an event after an
+			// ignored error or a reconnect may still need it. The others
+			// go on until they find no slot either.
+			e.issued.Add(-1)
+			e.stopReason.CompareAndSwap(nil, "events")
+			return
+		}
+		t0 := time.Now()
+		if intended.IsZero() {
+			intended = t0
+		} else if measuring && t0.Sub(intended) > lateBy {
+			wk.stats.late.Add(1)
+		}
+		e.busy.Add(1)
+		err := wk.w.Event(e.runCtx, wk.session)
+		e.busy.Add(-1)
+		end := time.Now()
+		if err == nil {
+			wk.stats.recordEvent(end.Sub(intended), end.Sub(t0))
+			continue
+		}
+		if e.runCtx.Err() != nil {
+			return // interrupted mid-event: the event is not counted
+		}
+		retry := func() {
+			if measuring && opts.Events > 0 {
+				e.issued.Add(-1) // the event runs again
+			}
+		}
+		if IsConnectionLost(err) {
+			wk.stats.recordError(LostCode, errorKind(err), end.Sub(t0))
+			if rerr := e.reconnect(wk); rerr != nil {
+				if e.stop.Load() {
+					return
+				}
+				e.fail(fmt.Errorf("%w: thread %d: %w (last error: %w)", ErrStopped, wk.id, rerr, err))
+				return
+			}
+			wk.stats.recordReconnect()
+			retry()
+			continue
+		}
+		code, isServer := db.ErrorCode(err)
+		if isServer && (opts.IgnoreAllErrors || e.ignored[code]) {
+			wk.stats.recordError(errorCode(err), errorKind(err), end.Sub(t0))
+			_, _ = wk.session.(*countingSession).s.Exec(e.runCtx, "ROLLBACK") // not counted, as in sysbench
+			retry()
+			continue
+		}
+		e.fail(fmt.Errorf("%w: thread %d: %w", ErrStopped, wk.id, err))
+		return
+	}
+}
+
+// reconnect replaces a worker's lost session: it connects again (backing
+// off up to a second between tries, for at most ReconnectTimeout) and
+// prepares the workload's statements on the new session.
+func (e *engine) reconnect(wk *worker) error {
+	old := wk.session.(*countingSession)
+	_ = old.s.Close()
+	deadline := time.Now().Add(e.opts.ReconnectTimeout)
+	backoff := 10 * time.Millisecond
+	var last error
+	for {
+		if e.stop.Load() {
+			return errors.New("stopping")
+		}
+		s, err := e.conn.Connect(e.runCtx)
+		if err == nil {
+			cs := &countingSession{s: s, st: wk.stats}
+			if err = wk.w.Prepare(e.runCtx, cs); err == nil {
+				wk.session = cs
+				return nil
+			}
+			_ = s.Close()
+		}
+		last = err
+		if time.Now().After(deadline) {
+			return fmt.Errorf("lost the connection to the server and could not reconnect within %s: %w", e.opts.ReconnectTimeout, last)
+		}
+		select {
+		case <-time.After(backoff):
+		case <-e.stopCh:
+			return errors.New("stopping")
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+}
+
+// scheduler feeds intended start times at the target rate (exponential
+// gaps, seeded from the run seed). When the backlog is full an event is
+// dropped and counted; the run goes on.
+func (e *engine) scheduler() {
+	rng := rand.New(rand.NewPCG(uint64(e.opts.Seed), 0x5eed))
+	next := time.Now()
+	for !e.stop.Load() {
+		next = next.Add(time.Duration(rng.ExpFloat64() / e.opts.Rate * float64(time.Second)))
+		if wait := time.Until(next); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-e.stopCh:
+				return
+			}
+		}
+		select {
+		case e.schedule <- next:
+		default:
+			if e.measuring.Load() {
+				e.tick.dropped.Add(1)
+			}
+		}
+	}
 }
 
 func startWorkers(ctx context.Context, wl Workload, conn Connector, opts Options) ([]*worker, error) {
@@ -323,7 +514,7 @@ func startWorkers(ctx context.Context, wl Workload, conn Connector, opts Options
 		if err != nil {
 			return nil, err
 		}
-		workers[i] = &worker{id: i, w: w, stats: newWorkerStats()}
+		workers[i] = &worker{id: i, w: w, stats: newWorkerStats(opts.Rate > 0)}
 	}
 	parallel := opts.ConnectParallel
 	if parallel <= 0 {
@@ -367,41 +558,77 @@ type ticker struct {
 	workers []*worker
 	opts    Options
 	sinks   []Sink
+	mu      sync.Mutex
+	start   time.Time // when counting began (after any warmup)
 	last    Counts
 	lastEnd time.Duration
 	done    chan struct{}
-	mu      sync.Mutex
+	dropped atomic.Int64
 }
 
-func newTicker(res *Result, workers []*worker, opts Options, start time.Time, sinks []Sink) *ticker {
+func newTicker(res *Result, workers []*worker, opts Options, sinks []Sink) *ticker {
 	return &ticker{res: res, workers: workers, opts: opts, sinks: sinks, done: make(chan struct{})}
 }
 
-func (t *ticker) collect(now time.Duration) { t.collectAt(now, true) }
-
-// collectFinal takes what the workers did after the last tick. When the
-// run ended on an interval boundary (--time a multiple of the interval)
-// the ticker may have lost the race with the end; that last interval is
-// whole and is reported. Otherwise, like sysbench, the partial interval is
-// not reported to the sinks; it is kept in Intervals (marked Partial) so
-// that they add up to the totals.
-func (t *ticker) collectFinal(now time.Duration) {
+func (t *ticker) begin(start time.Time) {
 	t.mu.Lock()
-	whole := now-t.lastEnd >= t.opts.Interval-t.opts.Interval/100
+	t.start = start
 	t.mu.Unlock()
-	t.collectAt(now, whole)
 }
 
-func (t *ticker) collectAt(now time.Duration, report bool) {
+// reset forgets everything measured so far (the warmup) and starts the
+// clock again.
+func (t *ticker) reset(now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, wk := range t.workers {
+		wk.stats.reset()
+	}
+	t.res.Latency.Reset()
+	t.res.Service.Reset()
+	t.res.Intervals = nil
+	t.res.StartTime = now
+	t.start, t.last, t.lastEnd = now, Counts{}, 0
+	t.dropped.Store(0)
+}
+
+// collect closes an interval; during warmup it only drains the handles.
+func (t *ticker) collect(measuring bool, queue, busy int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !measuring {
+		discard := NewHistogram()
+		for _, wk := range t.workers {
+			wk.stats.drain(discard, discard)
+		}
+		return
+	}
+	t.collectLocked(time.Since(t.start), true, queue, busy)
+}
+
+// collectFinal takes what the workers did after the last tick and returns
+// the measured time. When the run ended on an interval boundary (--time
+// a multiple of the interval) the ticker may have lost the race with the
+// end; that last interval is whole and is reported. Otherwise, like
+// sysbench, the partial interval is not reported to the sinks; it is kept
+// in Intervals (marked Partial) so that they add up to the totals.
+func (t *ticker) collectFinal(end time.Time) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := end.Sub(t.start)
+	whole := now-t.lastEnd >= t.opts.Interval-t.opts.Interval/100
+	t.collectLocked(now, whole, 0, 0)
+	return now
+}
+
+func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) {
 	if now <= t.lastEnd {
 		return
 	}
-	h := NewHistogram()
+	h, svc := NewHistogram(), NewHistogram()
 	var total Counts
 	for _, wk := range t.workers {
-		c := wk.stats.drain(h)
+		c := wk.stats.drain(h, svc)
 		total.Events += c.Events
 		total.Reads += c.Reads
 		total.Writes += c.Writes
@@ -409,9 +636,11 @@ func (t *ticker) collectAt(now time.Duration, report bool) {
 		total.Errors += c.Errors
 		total.Reconnects += c.Reconnects
 	}
-	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h, Partial: !report}
+	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h,
+		Partial: !report, Queue: queue, Busy: busy}
 	t.last, t.lastEnd = total, now
 	t.res.Latency.Merge(h)
+	t.res.Service.Merge(svc)
 	t.res.Intervals = append(t.res.Intervals, iv)
 	if report {
 		for _, s := range t.sinks {
@@ -431,6 +660,9 @@ func (t *ticker) finish() {
 		for code, n := range st.errorCodes {
 			r.ErrorCodes[code] += n
 		}
+		for kind, n := range st.errorKinds {
+			r.ErrorKinds[kind] += n
+		}
 		if st.events > 0 && (r.MinLatency == 0 || st.minLat < r.MinLatency) {
 			r.MinLatency = st.minLat
 		}
@@ -438,6 +670,7 @@ func (t *ticker) finish() {
 			r.MaxLatency = st.maxLat
 		}
 		r.SumLatency += st.sumLat
+		r.Late += st.late.Load()
 		st.mu.Unlock()
 	}
 }
@@ -462,9 +695,9 @@ func (c *countingSession) count(rows int64, isQuery bool) {
 func (c *countingSession) Prepare(ctx context.Context, query string) (Stmt, error) {
 	st, err := c.s.Prepare(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, wrapStatement(err, query)
 	}
-	return &countingStmt{st: st, c: c}, nil
+	return &countingStmt{st: st, c: c, query: query}, nil
 }
 
 func (c *countingSession) Exec(ctx context.Context, query string) (int64, error) {
@@ -472,7 +705,7 @@ func (c *countingSession) Exec(ctx context.Context, query string) (int64, error)
 	if err == nil {
 		c.count(n, false)
 	}
-	return n, err
+	return n, wrapStatement(err, query)
 }
 
 func (c *countingSession) Query(ctx context.Context, query string) (int64, error) {
@@ -480,14 +713,15 @@ func (c *countingSession) Query(ctx context.Context, query string) (int64, error
 	if err == nil {
 		c.count(n, true)
 	}
-	return n, err
+	return n, wrapStatement(err, query)
 }
 
 func (c *countingSession) Close() error { return c.s.Close() }
 
 type countingStmt struct {
-	st Stmt
-	c  *countingSession
+	st    Stmt
+	c     *countingSession
+	query string
 }
 
 func (s *countingStmt) Exec(ctx context.Context, args ...any) (int64, error) {
@@ -495,7 +729,7 @@ func (s *countingStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 	if err == nil {
 		s.c.count(n, false)
 	}
-	return n, err
+	return n, wrapStatement(err, s.query)
 }
 
 func (s *countingStmt) Query(ctx context.Context, args ...any) (int64, error) {
@@ -503,7 +737,7 @@ func (s *countingStmt) Query(ctx context.Context, args ...any) (int64, error) {
 	if err == nil {
 		s.c.count(n, true)
 	}
-	return n, err
+	return n, wrapStatement(err, s.query)
 }
 
 func (s *countingStmt) Close() error { return s.st.Close() }

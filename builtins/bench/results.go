@@ -49,6 +49,14 @@ type Summary struct {
 	Latency      LatencySummary    `json:"latency"`
 	Percentile   float64           `json:"percentile,omitempty"` // the one the text report shows
 	Fairness     Fairness          `json:"fairness"`
+	ErrorsByKind map[string]int64  `json:"errors_by_kind,omitempty"`
+	// Under a rate (open loop): Latency is the response time from each
+	// event's intended start; Service is from its actual start.
+	Rate           float64         `json:"rate,omitempty"`
+	ServiceLatency *LatencySummary `json:"service_latency,omitempty"`
+	Late           int64           `json:"late,omitempty"`
+	Dropped        int64           `json:"dropped,omitempty"`
+	WarmupSeconds  float64         `json:"warmup_seconds,omitempty"`
 }
 
 // Fairness is the spread of work over threads.
@@ -82,6 +90,24 @@ func Summarize(r *Result, percentile float64) *Summary {
 	}
 	if r.Stopped == "interrupted" {
 		s.Status = "interrupted"
+	}
+	if len(r.ErrorKinds) > 0 {
+		s.ErrorsByKind = r.ErrorKinds
+	}
+	s.WarmupSeconds = r.Warmup.Seconds()
+	if r.Rate > 0 {
+		s.Rate, s.Late, s.Dropped = r.Rate, r.Late, r.Dropped
+		ps := append([]float64(nil), SummaryPercentiles...)
+		if percentile > 0 {
+			ps = append(ps, percentile)
+		}
+		svc := LatencySummary{Percentiles: percentilesOf(r.Service, ps)}
+		if n := r.Service.TotalCount(); n > 0 {
+			svc.MinMS = float64(r.Service.Min()) / 1000
+			svc.MaxMS = float64(r.Service.Max()) / 1000
+			svc.AvgMS = r.Service.Mean() / 1000
+		}
+		s.ServiceLatency = &svc
 	}
 	ea, es, ta, ts := r.Fairness()
 	s.Fairness = Fairness{ea, es, ta, ts}

@@ -53,12 +53,17 @@ func (c Counts) minus(o Counts) Counts {
 type workerStats struct {
 	reads, writes, others atomic.Int64 // updated per query by the counting session
 
+	late atomic.Int64 // events started late (open loop)
+	open bool         // keep service times (open loop)
+
 	mu         sync.Mutex
 	hist       *hdr.PackedHistogram // latencies since the last tick
+	service    *hdr.PackedHistogram // service times since the last tick
 	events     int64
 	errors     int64
 	reconnects int64
 	errorCodes map[string]int64
+	errorKinds map[string]int64
 	busy       time.Duration // time spent in events, for thread fairness
 	minLat     time.Duration
 	maxLat     time.Duration
@@ -66,13 +71,19 @@ type workerStats struct {
 	_          [64]byte // keep workers' hot fields on separate cache lines
 }
 
-func newWorkerStats() *workerStats {
-	return &workerStats{hist: hdr.NewPacked(histLowest, histHighest, histSigFigs), errorCodes: map[string]int64{}}
+func newWorkerStats(open bool) *workerStats {
+	return &workerStats{open: open, hist: hdr.NewPacked(histLowest, histHighest, histSigFigs), service: hdr.NewPacked(histLowest, histHighest, histSigFigs),
+		errorCodes: map[string]int64{}, errorKinds: map[string]int64{}}
 }
 
-func (w *workerStats) recordEvent(lat time.Duration) {
+// recordEvent records an event's latency (from its intended start) and its
+// service time (from its actual start; the same in a closed loop).
+func (w *workerStats) recordEvent(lat, service time.Duration) {
 	w.mu.Lock()
 	_ = w.hist.RecordValue(micros(lat))
+	if w.open {
+		_ = w.service.RecordValue(micros(service))
+	}
 	w.events++
 	w.busy += lat
 	w.sumLat += lat
@@ -85,12 +96,30 @@ func (w *workerStats) recordEvent(lat time.Duration) {
 	w.mu.Unlock()
 }
 
-func (w *workerStats) recordError(code string, lat time.Duration) {
+func (w *workerStats) recordError(code, kind string, lat time.Duration) {
 	w.mu.Lock()
 	w.errors++
 	w.errorCodes[code]++
+	if kind != "" {
+		w.errorKinds[kind]++
+	}
 	w.busy += lat
 	w.mu.Unlock()
+}
+
+// reset forgets everything (the end of a warmup).
+func (w *workerStats) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.hist.Reset()
+	w.service.Reset()
+	w.reads.Store(0)
+	w.writes.Store(0)
+	w.others.Store(0)
+	w.late.Store(0)
+	w.events, w.errors, w.reconnects = 0, 0, 0
+	w.errorCodes, w.errorKinds = map[string]int64{}, map[string]int64{}
+	w.busy, w.minLat, w.maxLat, w.sumLat = 0, 0, 0, 0
 }
 
 func (w *workerStats) recordReconnect() {
@@ -99,12 +128,15 @@ func (w *workerStats) recordReconnect() {
 	w.mu.Unlock()
 }
 
-// drain moves the worker's latencies into dst and returns its counters.
-func (w *workerStats) drain(dst *hdr.Histogram) Counts {
+// drain moves the worker's latencies into dst (service times into svc)
+// and returns its counters.
+func (w *workerStats) drain(dst, svc *hdr.Histogram) Counts {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.hist.MergeInto(dst)
 	w.hist.Reset()
+	w.service.MergeInto(svc)
+	w.service.Reset()
 	return Counts{
 		Events: w.events, Reads: w.reads.Load(), Writes: w.writes.Load(), Others: w.others.Load(),
 		Errors: w.errors, Reconnects: w.reconnects,

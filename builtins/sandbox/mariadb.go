@@ -47,6 +47,8 @@ type MariaDB struct {
 	Database string
 	Version  string
 	password string
+	bins     Binaries
+	opts     MariaDBOptions
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	waitErr  error
@@ -103,7 +105,7 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &MariaDB{Dir: dir, Database: opts.Database, password: randomPassword()}
+	m := &MariaDB{Dir: dir, Database: opts.Database, password: randomPassword(), bins: bins, opts: opts}
 	if err := m.start(ctx, bins, opts); err != nil {
 		m.Stop()
 		return nil, err
@@ -285,6 +287,19 @@ func (m *MariaDB) Stop() error {
 		m.Dir = ""
 	}
 	return err
+}
+
+// Restart starts the server again on its data directory and port, after
+// Kill (a crash and a recovery).
+func (m *MariaDB) Restart(ctx context.Context) error {
+	if m.cmd != nil {
+		select {
+		case <-m.exited:
+		default:
+			return errors.New("server is still running")
+		}
+	}
+	return m.launch(ctx, m.bins.Server, m.opts)
 }
 
 // Kill ends the server at once with SIGKILL, as a crash would, and leaves

@@ -318,21 +318,6 @@ type RunOptions struct {
 	Seed    int64
 	Printer *Printer
 	Sinks   []bench.Sink
-	// Warn receives notes about options that are accepted but not applied.
-	Warn io.Writer
-}
-
-// NotApplied lists options a run accepts but does not apply yet, so that
-// nobody mistakes a closed-loop run for a rate-limited one.
-func NotApplied(o *Options) []string {
-	var notes []string
-	if o.Rate > 0 {
-		notes = append(notes, fmt.Sprintf("--rate=%d is accepted but not applied yet: this run is closed-loop, as fast as the server answers", o.Rate))
-	}
-	if o.WarmupTime > 0 {
-		notes = append(notes, fmt.Sprintf("--warmup-time=%d is accepted but not applied yet: every event is counted", o.WarmupTime))
-	}
-	return notes
 }
 
 // Run runs a script's workload and prints its output in sysbench format.
@@ -349,6 +334,8 @@ func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions)
 	bo := bench.Options{
 		Threads: o.Threads, Time: o.Duration(), Events: o.Events, Seed: seed,
 		IgnoreErrors: codes, IgnoreAllErrors: all,
+		Rate: float64(o.Rate), Warmup: time.Duration(o.WarmupTime) * time.Second,
+		ReconnectTimeout: time.Duration(o.ReconnectTimeout) * time.Second,
 	}
 	if wl.Script.Prepare == PrepareBulk && o.Events == 0 && o.Time == 0 {
 		return nil, fmt.Errorf("bulk_insert needs --time or --events")
@@ -358,11 +345,6 @@ func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions)
 		bo.Interval = time.Duration(o.ReportInterval) * time.Second
 		if ro.Printer != nil {
 			sinks = append([]bench.Sink{bench.SinkFunc(ro.Printer.Interval)}, sinks...)
-		}
-	}
-	if ro.Warn != nil {
-		for _, n := range NotApplied(o) {
-			fmt.Fprintf(ro.Warn, "warning: %s\n", n)
 		}
 	}
 	if ro.Printer != nil {

@@ -28,7 +28,9 @@ type Options struct {
 	Percentile     float64
 	Histogram      bool
 	WarmupTime     int64 // seconds (master)
-	ForcedShutdown string
+	// ReconnectTimeout bounds reconnect attempts after a lost connection (seconds).
+	ReconnectTimeout int64
+	ForcedShutdown   string
 
 	RandType       string
 	RandSeed       int64
@@ -72,7 +74,7 @@ type Options struct {
 // Defaults returns sysbench's defaults for a profile.
 func Defaults(profile string) Options {
 	o := Options{
-		Profile: profile, Threads: 1, Time: 10, Percentile: 95, ForcedShutdown: "off",
+		Profile: profile, Threads: 1, Time: 10, Percentile: 95, ForcedShutdown: "off", ReconnectTimeout: 30,
 		RandType: "special", RandSpecIter: 12, RandSpecPct: 1, RandSpecRes: 75, RandParetoH: 0.2, RandZipfianExp: 0.8,
 		PSMode: "auto", IgnoreErrors: "1213,1020,1205", DBDriver: "mysql",
 		TableSize: 10000, RangeSize: 100, Tables: 1, PointSelects: 10, SimpleRanges: 1, SumRanges: 1, OrderRanges: 1,
@@ -114,7 +116,7 @@ var Table = []Option{
 		field: func(o *Options) any { return &o.Events }, check: atLeast("events", func(o *Options) int64 { return o.Events }, 0)},
 	{Name: "time", Group: "general", Help: "limit for total execution time in seconds (0: no limit)", Aliases: []string{"max_time"},
 		field: func(o *Options) any { return &o.Time }, check: atLeast("time", func(o *Options) int64 { return o.Time }, 0)},
-	{Name: "rate", Group: "general", Help: "average transactions rate (0: unlimited); open-loop scheduling comes with the robustness work", Aliases: []string{"tx_rate"},
+	{Name: "rate", Group: "general", Help: "average transactions rate, events/s in total (0: unlimited, closed loop); an open loop: latency counts from each event's scheduled start", Aliases: []string{"tx_rate"},
 		field: func(o *Options) any { return &o.Rate }, check: atLeast("rate", func(o *Options) int64 { return o.Rate }, 0)},
 	{Name: "report_interval", Group: "general", Help: "report intermediate statistics every N seconds (0: off)",
 		field: func(o *Options) any { return &o.ReportInterval }, check: atLeast("report_interval", func(o *Options) int64 { return o.ReportInterval }, 0)},
@@ -126,8 +128,10 @@ var Table = []Option{
 			return nil
 		}},
 	{Name: "histogram", Group: "general", Help: "print a latency histogram in the report", field: func(o *Options) any { return &o.Histogram }},
-	{Name: "warmup_time", Group: "general", Help: "run load for N seconds before counting (master); applied by the robustness work",
+	{Name: "warmup_time", Group: "general", Help: "run load for N seconds before counting anything (master; accepted in 1.0.20 too)",
 		field: func(o *Options) any { return &o.WarmupTime }, check: atLeast("warmup_time", func(o *Options) int64 { return o.WarmupTime }, 0)},
+	{Name: "reconnect_timeout", Group: "general", Help: "seconds a thread tries to reconnect after losing its connection before the run fails (starbench extension)",
+		field: func(o *Options) any { return &o.ReconnectTimeout }, check: atLeast("reconnect_timeout", func(o *Options) int64 { return o.ReconnectTimeout }, 1)},
 	{Name: "forced_shutdown", Group: "general", Help: "accepted for compatibility; starbench always stops after the current event",
 		field: func(o *Options) any { return &o.ForcedShutdown }},
 	{Name: "rand_type", Group: "rand", Help: "random numbers distribution {uniform, gaussian, special, pareto, zipfian}",

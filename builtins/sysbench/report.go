@@ -43,11 +43,20 @@ func (p *Printer) Banner() {
 func (p *Printer) RunHeader(seed int64) {
 	o := p.Opts
 	fmt.Fprintf(p.W, "Running the test with following options:\nNumber of threads: %d\n", o.Threads)
+	if o.WarmupTime > 0 && o.Profile == ProfileMaster {
+		fmt.Fprintf(p.W, "Warmup time: %ds\n", o.WarmupTime)
+	}
+	if o.Rate > 0 {
+		fmt.Fprintf(p.W, "Target transaction rate: %d/sec\n", o.Rate)
+	}
 	if o.ReportInterval > 0 {
 		fmt.Fprintf(p.W, "Report intermediate results every %d second(s)\n", o.ReportInterval)
 	}
 	fmt.Fprintf(p.W, "Initializing random number generator from seed (%d).\n\n\n", seed)
 	fmt.Fprintf(p.W, "Initializing worker threads...\n\nThreads started!\n\n")
+	if o.WarmupTime > 0 {
+		fmt.Fprintf(p.W, "Warming up for %d seconds...\n\n", o.WarmupTime)
+	}
 }
 
 // Interval prints one interval line.
@@ -59,6 +68,9 @@ func (p *Printer) Interval(iv *bench.Interval) {
 	line += fmt.Sprintf(" lat (ms,%s%%): %4.2f", trimPct(p.Opts.Percentile), percentileMS(iv.Latency, p.Opts.Percentile))
 	line += fmt.Sprintf(" err/s: %4.2f reconn/s: %4.2f", iv.Rate(c.Errors), iv.Rate(c.Reconnects))
 	fmt.Fprintln(p.W, line)
+	if p.Opts.Rate > 0 {
+		fmt.Fprintf(p.W, "[ %ds ] queue length: %d, concurrency: %d\n", int64(math.Round(iv.End.Seconds())), iv.Queue, iv.Busy)
+	}
 }
 
 func trimPct(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
@@ -121,10 +133,36 @@ func (p *Printer) Report(r *bench.Result) {
 	}
 	latLine("sum:", s.SumMS)
 	fmt.Fprintln(w)
+	if r.Rate > 0 {
+		p.openLoop(r)
+	}
 	ea, es, ta, ts := r.Fairness()
 	fmt.Fprintf(w, "Threads fairness:\n")
 	fmt.Fprintf(w, "%-35s%.4f/%3.2f\n", "    events (avg/stddev):", ea, es)
 	fmt.Fprintf(w, "%-35s%.4f/%3.2f\n", "    execution time (avg/stddev):", ta, ts)
+	fmt.Fprintln(w)
+}
+
+// openLoop prints what a rate-limited run adds (a starbench section):
+// service times, counted from each event's actual start, and the late and
+// dropped events. "Latency" above counts from the scheduled start.
+func (p *Printer) openLoop(r *bench.Result) {
+	w := p.W
+	sum := bench.Summarize(r, p.Opts.Percentile)
+	svc := sum.ServiceLatency
+	fmt.Fprintf(w, "Service time (ms, from each event's actual start; latency above is from its scheduled start):\n")
+	line := func(label string, v float64) { fmt.Fprintf(w, "         %s%*.2f\n", label, 53-9-len(label), v) }
+	line("min:", svc.MinMS)
+	line("avg:", svc.AvgMS)
+	line("max:", svc.MaxMS)
+	if pct := p.Opts.Percentile; pct > 0 {
+		line(ordinal(pct)+" percentile:", svc.Percentiles[bench.PercentileKey(pct)])
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Open loop:\n")
+	fmt.Fprintf(w, "%-41s%.2f events/s\n", "    target rate:", r.Rate)
+	fmt.Fprintf(w, "%-41s%d\n", "    late events (started > 1 ms late):", r.Late)
+	fmt.Fprintf(w, "%-41s%d\n", "    dropped events (backlog full):", r.Dropped)
 	fmt.Fprintln(w)
 }
 

@@ -2,6 +2,7 @@ package sysbench_test
 
 import (
 	"os/exec"
+	"regexp"
 	"testing"
 
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
@@ -22,3 +23,5 @@ func requireSysbench(t *testing.T) string {
 	}
 	return path
 }
+
+func regexpMatch(pattern, s string) bool { return regexp.MustCompile(pattern).MatchString(s) }

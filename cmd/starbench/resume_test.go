@@ -265,3 +265,33 @@ func TestRerunRepeatsStatementsExactly(t *testing.T) {
 	}
 	expect(t, starbench(t, nil, "compare", first, second), 0, "oltp_read_only")
 }
+
+// A server that never comes back: the CLI run ends after the bounded
+// retry and leaves a summary marked failed, with what it measured.
+func TestSysbenchRunWhenTheServerDies(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	host, port, _ := strings.Cut(m.Config().Addr, ":")
+	conn := []string{"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + m.Password()}
+	expect(t, starbench(t, nil, append(append([]string{"sysbench"}, conn...), "oltp_point_select", "--table-size=1000", "prepare")...), 0)
+	out := outDir(t)
+	cmd := startUntil(t, "Threads started!", append(append([]string{"sysbench"}, conn...), "oltp_point_select", "--table-size=1000",
+		"--threads=4", "--time=60", "--reconnect-timeout=2", "--out", out, "run")...)
+	time.Sleep(time.Second)
+	m.Kill()
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v", err)
+	}
+	var sum struct {
+		Status, Error string
+		Events        int64
+		ErrorsByCode  map[string]int64 `json:"errors_by_code"`
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Status != "failed" || !strings.Contains(sum.Error, "could not reconnect within 2s") || sum.Events == 0 || sum.ErrorsByCode["2013"] == 0 {
+		t.Errorf("summary: %+v", sum)
+	}
+}

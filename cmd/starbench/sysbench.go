@@ -193,7 +193,7 @@ func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sys
 	if err := writeManifest(dir, manifest, a.redact); err != nil {
 		return err
 	}
-	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer, Warn: a.stderr})
+	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer})
 	end := time.Now().UTC()
 	manifest.Ended = &end
 	manifest.Status = runner.StatusCompleted

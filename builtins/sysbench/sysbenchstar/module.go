@@ -57,9 +57,13 @@ var Doc = runner.ModuleDoc{
 				"oltp_legacy/insert, oltp_legacy/bulk_insert) with one connection per thread until time or events. Prints " +
 				"sysbench's output (interval lines with report_interval=) and writes steps/<id>-<workload>-t<threads>/ with " +
 				"summary.json, intervals.csv, latency.hlog and output.txt. tags are recorded with the step for reports and compare. " +
-				"Returns a struct: tps, qps, events, queries, reads, writes, others, errors, errors_by_code, reconnects, seconds, " +
+				"Returns a struct: tps, qps, events, queries, reads, writes, others, errors, errors_by_code, errors_by_kind, reconnects, " +
+				"late and dropped (under rate=), seconds, " +
 				"latency (min, avg, max, sum, p50, p90, p95, p99, p999, p9999 in ms), threads, workload, tags, dir. The statement " +
-				"stream derives from the run seed and the step, or from rand_seed= when given."},
+				"stream derives from the run seed and the step, or from rand_seed= when given. rate= (events/s) makes the run " +
+				"open-loop, latency counted from each event's scheduled start; warmup_time= runs uncounted load first; a lost " +
+				"connection is re-established (reconnect_timeout=, 30 s) and counted; errors in mysql_ignore_errors= are counted " +
+				"and retried, others stop the run."},
 		{Name: "sysbench.prewarm", Signature: "sysbench.prewarm(conn, tables=1, table_size=10000, threads=1, workload=\"oltp_read_write\", **options)",
 			Doc: "ANALYZE TABLE and full reads of each table to load it into the server's caches (sysbench's prewarm; warmup in master)."},
 		{Name: "sysbench.cleanup", Signature: "sysbench.cleanup(conn, tables=1, workload=\"oltp_read_write\", threads=1)",
@@ -401,9 +405,6 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 	printer.Banner()
 	seed := stepSeed(thread, s, c.opts.RandSeed)
 	ctx := s.Context()
-	for _, n := range sysbench.NotApplied(&wl.Options) {
-		runner.Warn(thread, "%s", n)
-	}
 	live := bench.SinkFunc(func(iv *bench.Interval) {
 		p99 := 0.0
 		if iv.Latency.TotalCount() > 0 {
@@ -449,6 +450,10 @@ func resultValue(s *bench.Summary, dir string, placeholder bool) starlark.Value 
 	for code, n := range s.ErrorsByCode {
 		_ = byCode.SetKey(starlark.String(code), starlark.MakeInt64(n))
 	}
+	byKind := starlark.NewDict(len(s.ErrorsByKind))
+	for kind, n := range s.ErrorsByKind {
+		_ = byKind.SetKey(starlark.String(kind), starlark.MakeInt64(n))
+	}
 	tags := starlark.NewDict(len(s.Tags))
 	for k, v := range s.Tags {
 		_ = tags.SetKey(starlark.String(k), starlark.String(v))
@@ -482,6 +487,9 @@ func resultValue(s *bench.Summary, dir string, placeholder bool) starlark.Value 
 		"others":         starlark.MakeInt64(s.Others),
 		"errors":         starlark.MakeInt64(s.Errors),
 		"errors_by_code": byCode,
+		"errors_by_kind": byKind,
+		"late":           starlark.MakeInt64(s.Late),
+		"dropped":        starlark.MakeInt64(s.Dropped),
 		"reconnects":     starlark.MakeInt64(s.Reconnects),
 		"seconds":        starlark.Float(s.Seconds),
 		"latency":        starlarkstruct.FromStringDict(starlark.String("latency"), lat),
