@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -223,14 +224,31 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	if opts.ReconnectTimeout == 0 {
 		opts.ReconnectTimeout = 30 * time.Second
 	}
+	// With few threads, workers block in read(2) while the server works
+	// (see rawconn.go). With a spare P per worker the runtime leaves a
+	// blocked worker's P alone for up to 10 ms (sysmon retakes Ps in system
+	// calls only when no P is idle), so a query costs no P hand-off, thread
+	// wake-up or scheduler spin. With many threads the netpoller is cheaper
+	// (see BlockingIOThreads).
+	if BlockingIO(opts.Threads) {
+		ctx = withBlockingIO(ctx, true)
+		prev := runtime.GOMAXPROCS(0)
+		if want := opts.Threads + 2; want > prev {
+			runtime.GOMAXPROCS(want)
+			defer runtime.GOMAXPROCS(prev)
+		}
+	} else {
+		ctx = withBlockingIO(ctx, false)
+	}
+	// Sessions are bound to runCtx (see bind): they close before it ends.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	workers, err := startWorkers(ctx, wl, conn, opts)
 	defer closeWorkers(workers)
 	if err != nil {
 		return nil, err
 	}
-	e := newEngine(ctx, wl, conn, opts, workers, sinks)
-	defer e.cancel()
-	return e.run()
+	return newEngine(ctx, runCtx, cancel, wl, conn, opts, workers, sinks).run()
 }
 
 // engine is the state of one Run.
@@ -256,9 +274,8 @@ type engine struct {
 	firstErr   error
 }
 
-func newEngine(ctx context.Context, wl Workload, conn Connector, opts Options, workers []*worker, sinks []Sink) *engine {
-	e := &engine{ctx: ctx, opts: opts, conn: conn, workers: workers, stopCh: make(chan struct{}), ignored: map[uint16]bool{}}
-	e.runCtx, e.cancel = context.WithCancel(ctx)
+func newEngine(ctx, runCtx context.Context, cancel context.CancelFunc, wl Workload, conn Connector, opts Options, workers []*worker, sinks []Sink) *engine {
+	e := &engine{ctx: ctx, runCtx: runCtx, cancel: cancel, opts: opts, conn: conn, workers: workers, stopCh: make(chan struct{}), ignored: map[uint16]bool{}}
 	for _, c := range opts.IgnoreErrors {
 		e.ignored[c] = true
 	}
@@ -372,9 +389,15 @@ func (e *engine) run() (*Result, error) {
 // counts as late.
 const lateBy = time.Millisecond
 
+// yieldEvery is how often a worker yields to the Go scheduler between
+// events (well under the runtime's 10 ms preemption slice).
+const yieldEvery = 8 * time.Millisecond
+
 // work is one worker's loop.
 func (e *engine) work(wk *worker) {
 	opts := e.opts
+	e.bind(wk)
+	lastYield := time.Now()
 	for !e.stop.Load() {
 		var intended time.Time
 		if e.schedule != nil {
@@ -410,6 +433,13 @@ func (e *engine) work(wk *worker) {
 		err := wk.w.Event(e.runCtx, wk.session)
 		e.busy.Add(-1)
 		end := time.Now()
+		if end.Sub(lastYield) > yieldEvery {
+			// Otherwise the runtime sees one goroutine running for 10 ms
+			// and takes its P away in the middle of a read; each time,
+			// its monitor thread goes back to waking every 20 µs.
+			runtime.Gosched()
+			lastYield = end
+		}
 		if err == nil {
 			wk.stats.recordEvent(end.Sub(intended), end.Sub(t0))
 			continue
@@ -447,6 +477,15 @@ func (e *engine) work(wk *worker) {
 	}
 }
 
+// bind ties a worker's session to the run's context when it supports that:
+// the session is then interrupted once when the run is cancelled instead of
+// being watched on every call.
+func (e *engine) bind(wk *worker) {
+	if b, ok := wk.session.(*countingSession).s.(ContextBinder); ok {
+		b.BindContext(e.runCtx)
+	}
+}
+
 // reconnect replaces a worker's lost session: it connects again (backing
 // off up to a second between tries, for at most ReconnectTimeout) and
 // prepares the workload's statements on the new session.
@@ -465,6 +504,7 @@ func (e *engine) reconnect(wk *worker) error {
 			cs := &countingSession{s: s, st: wk.stats}
 			if err = wk.w.Prepare(e.runCtx, cs); err == nil {
 				wk.session = cs
+				e.bind(wk)
 				return nil
 			}
 			_ = s.Close()

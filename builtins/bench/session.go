@@ -2,9 +2,11 @@ package bench
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"fmt"
+	"io"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -50,11 +52,13 @@ type Connector interface {
 	Connect(ctx context.Context) (Session, error)
 }
 
-// SQLConnector opens sessions with go-sql-driver/mysql.
+// SQLConnector opens sessions with go-sql-driver/mysql, used at the driver
+// level (no database/sql pool in between), over blocking TCP sockets when
+// a run has few threads (see BlockingIO): the cheapest path per query we
+// measured (see cmd/bench-vs-sysbench).
 type SQLConnector struct {
 	Config *mysql.Config
 	PS     PSMode
-	pool   atomic.Pointer[sql.DB]
 }
 
 // NewSQLConnector makes a connector for a go-sql-driver configuration.
@@ -62,108 +66,240 @@ func NewSQLConnector(cfg *mysql.Config, ps PSMode) *SQLConnector {
 	return &SQLConnector{Config: cfg, PS: ps}
 }
 
-func (c *SQLConnector) db() (*sql.DB, error) {
-	if db := c.pool.Load(); db != nil {
-		return db, nil
-	}
-	connector, err := mysql.NewConnector(c.Config)
-	if err != nil {
-		return nil, err
-	}
-	db := sql.OpenDB(connector)
-	db.SetMaxIdleConns(0)
-	if !c.pool.CompareAndSwap(nil, db) {
-		db.Close()
-	}
-	return c.pool.Load(), nil
-}
-
 // Connect opens a dedicated connection.
 func (c *SQLConnector) Connect(ctx context.Context) (Session, error) {
-	db, err := c.db()
+	cfg := c.Config.Clone()
+	// The session keeps the socket it dials: the driver runs without a
+	// context (watching one per query costs more than the query), and
+	// Interrupt wakes a blocked read by shutting the socket down.
+	var raw net.Conn
+	dial, blocking := cfg.DialFunc, blockingIOFor(ctx)
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (conn net.Conn, err error) {
+		switch {
+		case dial != nil:
+			conn, err = dial(ctx, network, addr)
+		case network == "tcp" && blocking:
+			conn, err = dialBlocking(ctx, network, addr)
+		default:
+			var d net.Dialer
+			conn, err = d.DialContext(ctx, network, addr)
+		}
+		raw = conn
+		return conn, err
+	}
+	// Lost connections are returned as errors, counted and reported; the
+	// driver's own log lines would only interleave with the report.
+	cfg.Logger = &mysql.NopLogger{}
+	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err
 	}
-	conn, err := db.Conn(ctx)
+	dc, err := connector.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &sqlSession{conn: conn, ps: c.PS}, nil
+	return &driverSession{conn: dc, raw: raw, ps: c.PS}, nil
 }
 
-// Close releases the connector's pool; sessions must be closed first.
-func (c *SQLConnector) Close() error {
-	if db := c.pool.Swap(nil); db != nil {
-		return db.Close()
+// Close is kept for callers that held a pool; sessions own their
+// connections, so there is nothing to release.
+func (c *SQLConnector) Close() error { return nil }
+
+// Interrupter is a Session whose blocked I/O can be woken from another
+// goroutine (it then fails).
+type Interrupter interface {
+	Interrupt()
+}
+
+// driverSession is one go-sql-driver connection used directly.
+type driverSession struct {
+	conn   driver.Conn
+	raw    net.Conn
+	ps     PSMode
+	dest   []driver.Value
+	bound  context.Context // see BindContext
+	unbind func() bool
+}
+
+// LocalLoader is a Session that can send a LOAD DATA LOCAL INFILE statement
+// with the file's content read from r.
+type LocalLoader interface {
+	// LoadLocal runs statement, in which %s stands for the quoted file
+	// name, and reports the rows affected.
+	LoadLocal(ctx context.Context, statement string, r io.Reader) (int64, error)
+}
+
+// readerIDs names the readers LoadLocal registers with the driver.
+var readerIDs atomic.Uint64
+
+// LoadLocal implements LocalLoader with the driver's registered readers.
+func (s *driverSession) LoadLocal(ctx context.Context, statement string, r io.Reader) (int64, error) {
+	name := fmt.Sprintf("starbench-%d", readerIDs.Add(1))
+	mysql.RegisterReaderHandler(name, func() io.Reader { return r })
+	defer mysql.DeregisterReaderHandler(name)
+	return s.Exec(ctx, fmt.Sprintf(statement, "'Reader::"+name+"'"))
+}
+
+// ContextBinder is a Session that can be tied to one context for the rest
+// of its life: when that context ends the session is interrupted (and
+// unusable), and calls made with it skip the per-call watch, which costs a
+// registration with the context on every query.
+type ContextBinder interface {
+	BindContext(ctx context.Context)
+}
+
+// BindContext implements ContextBinder.
+func (s *driverSession) BindContext(ctx context.Context) {
+	if s.unbind != nil {
+		s.unbind()
 	}
-	return nil
+	s.bound, s.unbind = ctx, context.AfterFunc(ctx, s.Interrupt)
 }
 
-type sqlSession struct {
-	conn *sql.Conn
-	ps   PSMode
+// Interrupt implements Interrupter.
+func (s *driverSession) Interrupt() {
+	switch c := s.raw.(type) {
+	case *blockingConn:
+		c.Interrupt()
+	case net.Conn:
+		_ = c.Close()
+	}
 }
 
-func (s *sqlSession) Prepare(ctx context.Context, query string) (Stmt, error) {
+// watch interrupts the session when ctx ends during a call.
+func (s *driverSession) watch(ctx context.Context) func() bool {
+	if ctx.Done() == nil || ctx == s.bound {
+		return unwatched
+	}
+	return context.AfterFunc(ctx, s.Interrupt)
+}
+
+func unwatched() bool { return true }
+
+func (s *driverSession) Prepare(ctx context.Context, query string) (Stmt, error) {
 	if s.ps == PSDisable {
 		return &textStmt{s: s, query: query}, nil
 	}
-	st, err := s.conn.PrepareContext(ctx, query)
+	defer s.watch(ctx)()
+	st, err := s.conn.(driver.ConnPrepareContext).PrepareContext(context.Background(), query)
 	if err != nil {
-		return nil, err
+		return nil, ctxErr(ctx, err)
 	}
-	return &sqlStmt{st: st}, nil
+	return &driverStmt{s: s, st: st, nv: make([]driver.NamedValue, 0, max(st.NumInput(), 0))}, nil
 }
 
-func (s *sqlSession) Exec(ctx context.Context, query string) (int64, error) {
-	res, err := s.conn.ExecContext(ctx, query)
+func (s *driverSession) Exec(ctx context.Context, query string) (int64, error) {
+	defer s.watch(ctx)()
+	res, err := s.conn.(driver.ExecerContext).ExecContext(context.Background(), query, nil)
 	if err != nil {
-		return 0, err
+		return 0, ctxErr(ctx, err)
 	}
 	return res.RowsAffected()
 }
 
-func (s *sqlSession) Query(ctx context.Context, query string) (int64, error) {
-	rows, err := s.conn.QueryContext(ctx, query)
+func (s *driverSession) Query(ctx context.Context, query string) (int64, error) {
+	defer s.watch(ctx)()
+	rows, err := s.conn.(driver.QueryerContext).QueryContext(context.Background(), query, nil)
 	if err != nil {
-		return 0, err
+		return 0, ctxErr(ctx, err)
 	}
-	return drain(rows)
+	n, err := s.drain(rows)
+	return n, ctxErr(ctx, err)
 }
 
-func (s *sqlSession) Close() error { return s.conn.Close() }
-
-func drain(rows *sql.Rows) (int64, error) {
+func (s *driverSession) drain(rows driver.Rows) (int64, error) {
+	cols := len(rows.Columns())
+	if cap(s.dest) < cols {
+		s.dest = make([]driver.Value, cols)
+	}
+	dest := s.dest[:cols]
 	var n int64
-	for rows.Next() {
+	var err error
+	for {
+		if err = rows.Next(dest); err != nil {
+			break
+		}
 		n++
 	}
-	err := rows.Err()
+	if err == io.EOF {
+		err = nil
+	}
 	if cerr := rows.Close(); err == nil {
 		err = cerr
 	}
 	return n, err
 }
 
-type sqlStmt struct{ st *sql.Stmt }
+func (s *driverSession) Close() error {
+	if s.unbind != nil {
+		s.unbind()
+	}
+	return s.conn.Close()
+}
 
-func (s *sqlStmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	res, err := s.st.ExecContext(ctx, args...)
+// ctxErr reports the context's error when it ended the call.
+func ctxErr(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w (%v)", ctx.Err(), err)
+	}
+	return err
+}
+
+type driverStmt struct {
+	s  *driverSession
+	st driver.Stmt
+	nv []driver.NamedValue
+}
+
+func (d *driverStmt) bind(args []any) ([]driver.NamedValue, error) {
+	nv := d.nv[:0]
+	for i, a := range args {
+		v, err := driverValue(a)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
+		}
+		nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: v})
+	}
+	d.nv = nv
+	return nv, nil
+}
+
+func driverValue(a any) (driver.Value, error) {
+	switch a.(type) {
+	case nil, int64, float64, bool, []byte, string, time.Time:
+		return a, nil
+	}
+	return driver.DefaultParameterConverter.ConvertValue(a)
+}
+
+func (d *driverStmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	nv, err := d.bind(args)
 	if err != nil {
 		return 0, err
+	}
+	defer d.s.watch(ctx)()
+	res, err := d.st.(driver.StmtExecContext).ExecContext(context.Background(), nv)
+	if err != nil {
+		return 0, ctxErr(ctx, err)
 	}
 	return res.RowsAffected()
 }
 
-func (s *sqlStmt) Query(ctx context.Context, args ...any) (int64, error) {
-	rows, err := s.st.QueryContext(ctx, args...)
+func (d *driverStmt) Query(ctx context.Context, args ...any) (int64, error) {
+	nv, err := d.bind(args)
 	if err != nil {
 		return 0, err
 	}
-	return drain(rows)
+	defer d.s.watch(ctx)()
+	rows, err := d.st.(driver.StmtQueryContext).QueryContext(context.Background(), nv)
+	if err != nil {
+		return 0, ctxErr(ctx, err)
+	}
+	n, err := d.s.drain(rows)
+	return n, ctxErr(ctx, err)
 }
 
-func (s *sqlStmt) Close() error { return s.st.Close() }
+func (d *driverStmt) Close() error { return d.st.Close() }
 
 // textStmt emulates a prepared statement by writing the arguments into the
 // text, as sysbench does with --db-ps-mode=disable.

@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
@@ -173,5 +174,53 @@ func mustExec(t *testing.T, c *db.Conn, q string) {
 	t.Helper()
 	if _, err := c.Exec(context.Background(), q); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The embedded server runs REGEXP on Go's regexp (builtins/embedded/icuregex
+// replaces go-mysql-server's ICU module); simple patterns must answer as
+// they do on a real server.
+func TestRegexpFunctions(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		expr string
+		want string
+		only string // a target, when MariaDB lacks MySQL 8's form
+	}{
+		{"'héllo world' REGEXP 'w.r'", "1", ""},
+		{"'héllo world' REGEXP '^w'", "0", ""},
+		{"REGEXP_INSTR('héllo world', 'o')", "5", ""},
+		{"REGEXP_INSTR('héllo world', 'x')", "0", ""},
+		{"REGEXP_SUBSTR('héllo world', 'w[a-z]+')", "world", ""},
+		{"REGEXP_REPLACE('a1b22c333', '[0-9]+', '#')", "a#b#c#", ""},
+		{"REGEXP_REPLACE('héllo', 'l', 'L')", "héLLo", ""},
+		{"REGEXP_INSTR('dog cat dog', 'dog', 1, 2)", "9", "embedded"},
+		{"REGEXP_INSTR('dog cat dog', 'dog', 1, 1, 1)", "4", "embedded"},
+		{"REGEXP_SUBSTR('abc def ghi', '[a-z]+', 1, 3)", "ghi", "embedded"},
+		{"REGEXP_REPLACE('abc def ghi', '[a-z]+', 'X', 1, 3)", "abc def X", "embedded"},
+		{"REGEXP_REPLACE('abc def ghi', '[a-z]+', 'X', 5)", "abc X X", "embedded"},
+		{"REGEXP_LIKE('CamelCase', 'camel', 'i')", "1", "embedded"},
+		{"REGEXP_LIKE('CamelCase', 'camel', 'c')", "0", "embedded"},
+	}
+	for target, c := range openTargets(t) {
+		t.Run(target, func(t *testing.T) {
+			for _, tc := range cases {
+				if tc.only != "" && tc.only != target {
+					continue
+				}
+				rs, err := c.Query(ctx, "SELECT "+tc.expr)
+				if err != nil {
+					t.Errorf("%s: %v", tc.expr, err)
+					continue
+				}
+				got := fmt.Sprint(rs.Rows[0][0])
+				if b, ok := rs.Rows[0][0].([]byte); ok {
+					got = string(b)
+				}
+				if got != tc.want {
+					t.Errorf("%s = %s, want %s", tc.expr, got, tc.want)
+				}
+			}
+		})
 	}
 }

@@ -24,6 +24,7 @@ type CommandLine struct {
 	Target   string // --target: starbench's DSN / embedded / sandbox:mariadb
 	Out      string // --out: results folder
 	IfExists string // --if-exists for prepare
+	Load     string // --load-method for prepare
 	Help     bool   // --help
 	Version  bool   // --version
 }
@@ -40,7 +41,7 @@ type MySQLOptions struct {
 }
 
 // starbenchOnly are options starbench adds to sysbench's.
-var starbenchOnly = map[string]bool{"profile": true, "target": true, "out": true, "if_exists": true}
+var starbenchOnly = map[string]bool{"profile": true, "target": true, "out": true, "if_exists": true, "load_method": true}
 
 // ParseCommandLine reads sysbench arguments in any order.
 func ParseCommandLine(args []string) (*CommandLine, error) {
@@ -81,6 +82,8 @@ func ParseCommandLine(args []string) (*CommandLine, error) {
 			cl.Out = value
 		case "if_exists":
 			cl.IfExists = value
+		case "load_method":
+			cl.Load = value
 		case "mysql_host":
 			cl.MySQL.Hosts, cl.MySQL.Given = splitList(value), true
 		case "mysql_port":

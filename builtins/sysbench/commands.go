@@ -19,9 +19,6 @@ const (
 	IfExistsReuse = "reuse" // keep them as they are
 )
 
-// prepareBatchBytes bounds one multi-row INSERT of prepare.
-const prepareBatchBytes = 1 << 20
-
 // syncWriter serialises lines written by parallel threads.
 type syncWriter struct {
 	mu sync.Mutex
@@ -61,13 +58,11 @@ type PrepareResult struct {
 
 // Prepare creates and loads the tables of a script, spreading tables over
 // threads as sysbench does (table i by thread (i-1) mod threads).
-func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Options, seed int64, ifExists string, out io.Writer) (*PrepareResult, error) {
-	if ifExists == "" {
-		ifExists = IfExistsError
+func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Options, seed int64, mode PrepareMode, out io.Writer) (*PrepareResult, error) {
+	if err := mode.validate(); err != nil {
+		return nil, err
 	}
-	if ifExists != IfExistsError && ifExists != IfExistsDrop && ifExists != IfExistsReuse {
-		return nil, fmt.Errorf("if_exists must be %s, %s or %s, not %q", IfExistsError, IfExistsDrop, IfExistsReuse, ifExists)
-	}
+	ifExists := mode.IfExists
 	tables := tablesOf(script, o)
 	admin, err := conn.Connect(ctx)
 	if err != nil {
@@ -92,6 +87,7 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 		}
 	}
 	w := &syncWriter{w: out}
+	l := &loader{mode: mode.Load, w: w}
 	threads := o.Threads
 	if script.Prepare == PrepareLegacy {
 		threads = 1 // the legacy prepare runs in one thread
@@ -128,7 +124,7 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 						return
 					}
 				}
-				loaded, err := prepareTable(ctx, s, script, o, n, rng, w)
+				loaded, err := prepareTable(ctx, s, script, o, n, rng, w, l)
 				if err != nil {
 					errs[t] = err
 					return
@@ -182,7 +178,7 @@ func existingTables(ctx context.Context, s bench.Session, tables []int) ([]int, 
 	return found, nil
 }
 
-func prepareTable(ctx context.Context, s bench.Session, script *Script, o *Options, n int, rng *Rand, w *syncWriter) (int64, error) {
+func prepareTable(ctx context.Context, s bench.Session, script *Script, o *Options, n int, rng *Rand, w *syncWriter, l *loader) (int64, error) {
 	w.printf("Creating table 'sbtest%d'...\n", n)
 	ddl := CreateTableSQL(o, n)
 	switch script.Prepare {
@@ -205,22 +201,8 @@ func prepareTable(ctx context.Context, s bench.Session, script *Script, o *Optio
 	if size > 0 {
 		w.printf("Inserting %d records into 'sbtest%d'\n", size, n)
 	}
-	var b strings.Builder
-	header := InsertHeader(o, n)
-	for id := int64(1); id <= size; id++ {
-		if b.Len() == 0 {
-			b.WriteString(header)
-		} else {
-			b.WriteByte(',')
-		}
-		k := rng.Default(1, o.TableSize)
-		appendRow(&b, o, id, k, rng.String(CTemplate), rng.String(PadTemplate))
-		if b.Len() >= prepareBatchBytes || id == size {
-			if _, err := s.Exec(ctx, b.String()); err != nil {
-				return 0, fmt.Errorf("load sbtest%d: %w", n, err)
-			}
-			b.Reset()
-		}
+	if err := l.load(ctx, s, o, n, size, rng); err != nil {
+		return 0, err
 	}
 	if o.CreateSecondary {
 		if script.Prepare == PrepareLegacy {

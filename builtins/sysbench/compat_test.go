@@ -393,7 +393,7 @@ func TestPrepareMatchesSysbench(t *testing.T) {
 			conn := bench.NewSQLConnector(srv.m.Config(), bench.PSAuto)
 			defer conn.Close()
 			var out bytes.Buffer
-			res, err := sysbench.Prepare(ctx, conn, script, &cl.Options, 1, "", &out)
+			res, err := sysbench.Prepare(ctx, conn, script, &cl.Options, 1, sysbench.PrepareMode{}, &out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -409,14 +409,14 @@ func TestPrepareMatchesSysbench(t *testing.T) {
 				t.Errorf("prepare output:\nstarbench %q\nsysbench  %q", a, b)
 			}
 			// Tables that exist are an error naming them, as in sysbench.
-			_, err = sysbench.Prepare(ctx, conn, script, &cl.Options, 1, "", &out)
+			_, err = sysbench.Prepare(ctx, conn, script, &cl.Options, 1, sysbench.PrepareMode{}, &out)
 			if err == nil || !strings.Contains(err.Error(), "tables already exist: sbtest1, sbtest2, sbtest3") {
 				t.Errorf("prepare over existing tables: %v", err)
 			}
-			if res, err := sysbench.Prepare(ctx, conn, script, &cl.Options, 1, sysbench.IfExistsReuse, &out); err != nil || len(res.Reused) != 3 {
+			if res, err := sysbench.Prepare(ctx, conn, script, &cl.Options, 1, sysbench.PrepareMode{IfExists: sysbench.IfExistsReuse}, &out); err != nil || len(res.Reused) != 3 {
 				t.Errorf("reuse: %+v %v", res, err)
 			}
-			if res, err := sysbench.Prepare(ctx, conn, script, &cl.Options, 1, sysbench.IfExistsDrop, &out); err != nil || res.Rows != 900 {
+			if res, err := sysbench.Prepare(ctx, conn, script, &cl.Options, 1, sysbench.PrepareMode{IfExists: sysbench.IfExistsDrop}, &out); err != nil || res.Rows != 900 {
 				t.Errorf("drop: %+v %v", res, err)
 			}
 			runSysbench(t, bin, append(common, "cleanup")...)
@@ -446,7 +446,7 @@ func TestRunAt1200Threads(t *testing.T) {
 	conn := bench.NewSQLConnector(m.Config(), bench.PSAuto)
 	defer conn.Close()
 	var out bytes.Buffer
-	if _, err := sysbench.Prepare(ctx, conn, script, &o, 1, "", &out); err != nil {
+	if _, err := sysbench.Prepare(ctx, conn, script, &o, 1, sysbench.PrepareMode{}, &out); err != nil {
 		t.Fatal(err)
 	}
 	wl, err := sysbench.NewWorkload("oltp_point_select", o)

@@ -31,7 +31,7 @@ func startRun(t *testing.T, m *sandbox.MariaDB, script string, o sysbench.Option
 	conn := bench.NewSQLConnector(m.Config(), bench.PSAuto)
 	t.Cleanup(func() { conn.Close() })
 	var prep bytes.Buffer
-	if _, err := sysbench.Prepare(ctx, conn, s, &o, 1, sysbench.IfExistsDrop, &prep); err != nil {
+	if _, err := sysbench.Prepare(ctx, conn, s, &o, 1, sysbench.PrepareMode{IfExists: sysbench.IfExistsDrop}, &prep); err != nil {
 		t.Fatal(err)
 	}
 	wl, err := sysbench.NewWorkload(script, o)

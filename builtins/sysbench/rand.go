@@ -147,18 +147,33 @@ func (r *Rand) Zipfian(a, b int64) int64 {
 // String fills a template: '#' becomes a digit, '@' a lowercase letter,
 // other characters stay.
 func (r *Rand) String(template string) string {
-	buf := make([]byte, len(template))
+	return string(r.AppendString(make([]byte, 0, len(template)), template))
+}
+
+// AppendString appends String(template) to dst. It draws exactly what
+// Uniform would (the same stream for a seed), with the generator's state
+// kept in registers: prepare fills 180 characters a row.
+func (r *Rand) AppendString(dst []byte, template string) []byte {
+	s0, s1 := r.s0, r.s1
 	for i := 0; i < len(template); i++ {
-		switch c := template[i]; c {
-		case '#':
-			buf[i] = byte('0' + r.Uniform(0, 9))
-		case '@':
-			buf[i] = byte('a' + r.Uniform(0, 25))
-		default:
-			buf[i] = c
+		c := template[i]
+		if c != '#' && c != '@' {
+			dst = append(dst, c)
+			continue
+		}
+		x := s0 + s1 // Uint64, inlined
+		s1 ^= s0
+		s0 = bits.RotateLeft64(s0, 55) ^ s1 ^ (s1 << 14)
+		s1 = bits.RotateLeft64(s1, 36)
+		f := math.Float64frombits(0x3FF<<52|x>>12) - 1
+		if c == '#' {
+			dst = append(dst, '0'+byte(int64(f*10)))
+		} else {
+			dst = append(dst, 'a'+byte(int64(f*26)))
 		}
 	}
-	return string(buf)
+	r.s0, r.s1 = s0, s1
+	return dst
 }
 
 // permute is the quadratic-residue permutation of uint32 (prime 2^32-5)

@@ -2,7 +2,7 @@ package sysbench
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 )
 
 // Value templates of sysbench's c and pad columns: groups of 11 random
@@ -74,13 +74,20 @@ func InsertHeader(o *Options, n int) string {
 	return fmt.Sprintf("INSERT INTO sbtest%d(id, k, c, pad) VALUES", n)
 }
 
-// appendRow appends one prepare row: (k, 'c', 'pad') or (id, k, 'c', 'pad').
-func appendRow(b *strings.Builder, o *Options, id, k int64, c, pad string) {
-	b.WriteByte('(')
+// appendRow appends one prepare row, (id, k, 'c', 'pad') or without id
+// for auto-increment tables, drawing c and pad from rng.
+func appendRow(b []byte, o *Options, rng *Rand, id, k int64) []byte {
+	b = append(b, '(')
 	if !o.AutoInc && !o.AutoRandom {
-		fmt.Fprintf(b, "%d, ", id)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, ", "...)
 	}
-	fmt.Fprintf(b, "%d, '%s', '%s')", k, c, pad)
+	b = strconv.AppendInt(b, k, 10)
+	b = append(b, ", '"...)
+	b = rng.AppendString(b, CTemplate)
+	b = append(b, "', '"...)
+	b = rng.AppendString(b, PadTemplate)
+	return append(b, "')"...)
 }
 
 // BulkTableSQL is bulk_insert.lua's table: sbtest<n>(id, k).

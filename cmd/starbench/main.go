@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -34,10 +35,20 @@ const (
 )
 
 func main() {
+	// STARBENCH_CPUPROFILE=FILE writes a CPU profile of the whole command
+	// (for work on the engine's speed: go tool pprof FILE).
+	if path := os.Getenv("STARBENCH_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	ctx, stop := interruptContext(os.Stderr)
 	defer stop()
 	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	pprof.StopCPUProfile()
 	os.Exit(code)
 }
 

@@ -37,7 +37,10 @@ Connection: sysbench's --mysql-host (a list spreads connections), --mysql-port, 
 --mysql-user, --mysql-password, --mysql-db; or starbench's --target DSN|embedded|sandbox:mariadb.
 
 starbench additions: --profile=1.0.20|master, --target, --out DIR (results folder of a run; default
-results/<UTC time>-sysbench-<script>/), --if-exists=error|drop|reuse (prepare on existing tables).
+results/<UTC time>-sysbench-<script>/), --if-exists=error|drop|reuse (prepare on existing tables),
+--load-method=auto|insert|load-data (how prepare loads rows: auto streams them with LOAD DATA LOCAL
+INFILE where the server accepts it and sends sysbench's INSERTs where it refuses; the rows are the
+same either way).
 --rand-seed=N makes the statement stream repeatable: the same seed gives every thread the same
 statements (when it is 0 a seed is drawn and printed).
 
@@ -119,7 +122,8 @@ func (a *app) runSysbench(cmd *cobra.Command, args []string) error {
 	o := &cl.Options
 	switch cl.Command {
 	case "prepare":
-		_, err = sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed, cl.IfExists, printer.W)
+		_, err = sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed,
+			sysbench.PrepareMode{IfExists: cl.IfExists, Load: cl.Load}, printer.W)
 	case "cleanup":
 		_, err = sysbench.Cleanup(ctx, conn, script, o, printer.W)
 	case "prewarm", "warmup":

@@ -47,10 +47,12 @@ var Doc = runner.ModuleDoc{
 		"argument with underscores (table_size=, range_size=, skip_trx=, rand_type=, db_ps_mode=, mysql_ignore_errors=, ...); " +
 		"time= and report_interval= take durations (\"300s\" or seconds).",
 	Funcs: []runner.FuncDoc{
-		{Name: "sysbench.prepare", Signature: "sysbench.prepare(conn, tables=1, table_size=10000, threads=1, workload=\"oltp_read_write\", if_exists=\"error\", **options)",
+		{Name: "sysbench.prepare", Signature: "sysbench.prepare(conn, tables=1, table_size=10000, threads=1, workload=\"oltp_read_write\", if_exists=\"error\", load_method=\"auto\", **options)",
 			Doc: "Creates and loads sbtest1..sbtestN on conn's target in parallel (table i by thread (i-1) mod threads), then " +
 				"creates the secondary index. Tables that already exist are an error naming them unless if_exists is \"drop\" " +
-				"(prepare them again) or \"reuse\" (keep them). Returns a struct: tables, reused, rows, seconds, rows_per_s."},
+				"(prepare them again) or \"reuse\" (keep them). load_method \"auto\" streams the rows with LOAD DATA LOCAL INFILE " +
+				"(about 1.5x faster on MariaDB) where the server accepts it and uses sysbench's INSERTs where it refuses; " +
+				"\"insert\" always sends sysbench's INSERTs, \"load-data\" fails if refused. The rows are the same either way. Returns a struct: tables, reused, rows, seconds, rows_per_s."},
 		{Name: "sysbench.run", Signature: "sysbench.run(conn, workload, threads=1, time=\"10s\", events=0, tags={}, profile=\"1.0.20\", **options)",
 			Doc: "Runs a workload (oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_update_index, " +
 				"oltp_update_non_index, oltp_delete, oltp_insert, bulk_insert, select_random_points, select_random_ranges, " +
@@ -75,12 +77,13 @@ var Doc = runner.ModuleDoc{
 
 // call is the parsed arguments of a module function.
 type call struct {
-	conn     *dbstar.Conn
-	workload string
-	opts     sysbench.Options
-	given    map[string]string // sysbench options set by keyword, canonical names
-	tags     map[string]string
-	ifExists string
+	conn       *dbstar.Conn
+	workload   string
+	opts       sysbench.Options
+	given      map[string]string // sysbench options set by keyword, canonical names
+	tags       map[string]string
+	ifExists   string
+	loadMethod string
 }
 
 // parseCall reads conn (and workload when wantWorkload) positionally or
@@ -132,6 +135,12 @@ func parseCall(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple
 				return nil, fmt.Errorf("%s: if_exists must be a string", b.Name())
 			}
 			c.ifExists = s
+		case "load_method":
+			s, ok := starlark.AsString(v)
+			if !ok {
+				return nil, fmt.Errorf("%s: load_method must be a string", b.Name())
+			}
+			c.loadMethod = s
 		case "tags":
 			d, ok := v.(*starlark.Dict)
 			if !ok {
@@ -291,6 +300,7 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 	info := runner.StepInfo{Builtin: "sysbench.prepare", Args: c.args(), Text: c.commandLine("prepare"), Handle: c.conn.ID()}
 	info.Args["if_exists"] = c.ifExists
+	info.Args["load_method"] = c.loadMethod
 	return runner.Call(thread, info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.connector()
@@ -298,7 +308,8 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
 			defer conn.Close()
-			res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(thread, s, c.opts.RandSeed), c.ifExists, runner.Output(thread))
+			res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(thread, s, c.opts.RandSeed),
+				sysbench.PrepareMode{IfExists: c.ifExists, Load: c.loadMethod}, runner.Output(thread))
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}

@@ -1,0 +1,3 @@
+module github.com/dolthub/go-icu-regex
+
+go 1.23

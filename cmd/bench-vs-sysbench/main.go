@@ -1,0 +1,246 @@
+// Command bench-vs-sysbench measures starbench's workload engine against
+// Debian's sysbench on the same private MariaDB in the same run: for each
+// workload and thread count it runs sysbench and `starbench sysbench`
+// alternately (A B A B ...) with the same options, takes each client
+// process's CPU time (user + system, from the kernel's rusage) and its
+// query count, and prints CPU µs per query and tps, with the ratios
+// starbench / sysbench. Client CPU per query is the stable figure on a
+// shared machine; tps is only comparable within one run.
+//
+//	go run ./cmd/bench-vs-sysbench -time 10s -rounds 2
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/starbench/starbench/builtins/sandbox"
+)
+
+type point struct {
+	workload string
+	threads  int
+}
+
+type sample struct {
+	cpu     time.Duration // from "Threads started!" to the end
+	startup time.Duration // before it
+	queries int64
+	tps     float64
+}
+
+func main() {
+	runTime := flag.Duration("time", 10*time.Second, "duration of each run")
+	rounds := flag.Int("rounds", 2, "A/B rounds per point")
+	workloads := flag.String("workloads", "oltp_point_select,oltp_read_write", "comma-separated workloads")
+	threads := flag.String("threads", "1,4,16", "comma-separated thread counts")
+	tableSize := flag.Int("table-size", 100000, "rows per table")
+	tables := flag.Int("tables", 4, "tables")
+	starbenchBin := flag.String("starbench", "", "starbench binary (default: build ./cmd/starbench)")
+	flag.Parse()
+	if err := run(*runTime, *rounds, *workloads, *threads, *tableSize, *tables, *starbenchBin); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-vs-sysbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(runTime time.Duration, rounds int, workloads, threads string, tableSize, tables int, starbenchBin string) error {
+	sysbench, err := exec.LookPath("sysbench")
+	if err != nil {
+		return fmt.Errorf("sysbench is not installed (sudo apt-get install -y sysbench)")
+	}
+	if starbenchBin == "" {
+		dir, err := os.MkdirTemp("", "bench-vs-sysbench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		starbenchBin = filepath.Join(dir, "starbench")
+		build := exec.Command("go", "build", "-o", starbenchBin, "./cmd/starbench")
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build starbench: %w", err)
+		}
+	}
+	ctx := context.Background()
+	m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})
+	if err != nil {
+		return err
+	}
+	defer m.Stop()
+	host, port, _ := strings.Cut(m.Config().Addr, ":")
+	conn := []string{"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + m.Password(), "--mysql-db=sbtest"}
+	common := []string{fmt.Sprintf("--tables=%d", tables), fmt.Sprintf("--table-size=%d", tableSize), "--rand-type=uniform"}
+
+	fmt.Printf("MariaDB %s on 127.0.0.1, sysbench %s, %d tables x %d rows, %s per run, %d rounds (A/B interleaved)\n",
+		m.Version, version(sysbench), tables, tableSize, runTime, rounds)
+	prep := append(append(append([]string{"oltp_read_write"}, conn...), common...), "--threads=4", "prepare")
+	cleanup := append(append(append([]string{"oltp_read_write"}, conn...), common...), "cleanup")
+	var sysPrepare, sbPrepare time.Duration
+	for r := 0; r < rounds; r++ {
+		for _, c := range []struct {
+			bin  string
+			args []string
+			took *time.Duration
+		}{{sysbench, prep, &sysPrepare}, {starbenchBin, append([]string{"sysbench"}, prep...), &sbPrepare}} {
+			if out, err := exec.Command(sysbench, cleanup...).CombinedOutput(); err != nil {
+				return fmt.Errorf("cleanup: %v\n%s", err, out)
+			}
+			start := time.Now()
+			if out, err := exec.Command(c.bin, c.args...).CombinedOutput(); err != nil {
+				return fmt.Errorf("%s prepare: %v\n%s", c.bin, err, out)
+			}
+			*c.took += time.Since(start)
+		}
+	}
+	rows := float64(tables*tableSize) * float64(rounds)
+	fmt.Printf("prepare (4 threads, wall time): sysbench %.0f rows/s, starbench %.0f rows/s (ratio %.2f)\n\n",
+		rows/sysPrepare.Seconds(), rows/sbPrepare.Seconds(), sysPrepare.Seconds()/sbPrepare.Seconds())
+
+	fmt.Println("CPU per query counts the client's user + system time from \"Threads started!\" to its exit;")
+	fmt.Println("start-up (process, connections, statements) is shown apart, in CPU ms per run.")
+	fmt.Println()
+	fmt.Printf("%-20s %7s  %14s %14s %7s  %10s %10s %7s  %8s %8s\n", "workload", "threads", "sysbench µs/q", "starbench µs/q", "ratio",
+		"sysbench tps", "starbench tps", "ratio", "start sb", "start st")
+	worst := 0.0
+	for _, wl := range strings.Split(workloads, ",") {
+		for _, ts := range strings.Split(threads, ",") {
+			t, _ := strconv.Atoi(ts)
+			args := append(append(append([]string{wl}, conn...), common...),
+				fmt.Sprintf("--threads=%d", t), fmt.Sprintf("--time=%d", int(runTime.Seconds())), "run")
+			var sys, sb []sample
+			for r := 0; r < rounds; r++ {
+				s, err := measure(sysbench, args)
+				if err != nil {
+					return fmt.Errorf("sysbench %s: %w", wl, err)
+				}
+				sys = append(sys, s)
+				s, err = measure(starbenchBin, append([]string{"sysbench", "--out", filepath.Join(os.TempDir(), fmt.Sprintf("bvs-%d-%s-%d-%d", os.Getpid(), wl, t, r))}, args...))
+				if err != nil {
+					return fmt.Errorf("starbench %s: %w", wl, err)
+				}
+				sb = append(sb, s)
+			}
+			a, b := total(sys), total(sb)
+			cpuRatio := b.cpuPerQuery() / a.cpuPerQuery()
+			worst = max(worst, cpuRatio)
+			fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f  %10.1f %10.1f %7.2f  %8d %8d\n", wl, t,
+				a.cpuPerQuery(), b.cpuPerQuery(), cpuRatio, a.tps/float64(rounds), b.tps/float64(rounds), b.tps/a.tps,
+				a.startup.Milliseconds()/int64(rounds), b.startup.Milliseconds()/int64(rounds))
+		}
+	}
+	fmt.Printf("\nworst CPU/query ratio starbench/sysbench: %.2f (must be <= 1.0, aim <= 0.9)\n", worst)
+	return nil
+}
+
+func (s sample) cpuPerQuery() float64 {
+	if s.queries == 0 {
+		return 0
+	}
+	return float64(s.cpu.Microseconds()) / float64(s.queries)
+}
+
+func total(ss []sample) sample {
+	var t sample
+	for _, s := range ss {
+		t.cpu += s.cpu
+		t.startup += s.startup
+		t.queries += s.queries
+		t.tps += s.tps
+	}
+	return t
+}
+
+var (
+	queriesRe = regexp.MustCompile(`(?m)^    queries:\s+(\d+)\s+\((\d+\.\d+) per sec`)
+	tpsRe     = regexp.MustCompile(`(?m)^    transactions:\s+\d+\s+\((\d+\.\d+) per sec`)
+)
+
+// measure runs a client to its end and returns its CPU time and counts.
+// The CPU it spent before printing "Threads started!" (process start-up,
+// connecting, preparing statements) is taken from /proc when the line
+// appears and reported apart: the per-query figure is the run's alone.
+func measure(bin string, args []string) (sample, error) {
+	cmd := exec.Command(bin, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return sample{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return sample{}, err
+	}
+	var startup time.Duration
+	started := false
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		line := lines.Text()
+		out.WriteString(line + "\n")
+		if strings.HasPrefix(line, "Threads started!") && !started {
+			started = true
+			startup, err = processCPU(cmd.Process.Pid)
+			if err != nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				return sample{}, err
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return sample{}, fmt.Errorf("%v\n%s%s", err, out.String(), errOut.String())
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	q := queriesRe.FindStringSubmatch(out.String())
+	tp := tpsRe.FindStringSubmatch(out.String())
+	if q == nil || tp == nil || !started {
+		return sample{}, fmt.Errorf("no report in the output:\n%s", out.String())
+	}
+	n, _ := strconv.ParseInt(q[1], 10, 64)
+	tps, _ := strconv.ParseFloat(tp[1], 64)
+	return sample{cpu: cpu - startup, startup: startup, queries: n, tps: tps}, nil
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat times
+// (100 on every Linux architecture Go supports).
+const clockTicks = 100
+
+// processCPU returns the user + system CPU time a running process has used
+// so far (all its threads).
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may
+	// contain spaces: state is field 3, utime 14, stime 15.
+	rest := string(b[bytes.LastIndexByte(b, ')')+2:])
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, b)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+}
+
+func version(bin string) string {
+	out, _ := exec.Command(bin, "--version").Output()
+	return strings.TrimSpace(strings.TrimPrefix(string(out), "sysbench "))
+}
