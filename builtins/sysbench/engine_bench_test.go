@@ -3,6 +3,8 @@ package sysbench_test
 import (
 	"bytes"
 	"context"
+	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,16 +40,33 @@ func benchmarkWorkload(b *testing.B, script string, threads int, configure func(
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU(b)
+	var mem0, mem1 runtime.MemStats
+	runtime.ReadMemStats(&mem0)
 	res, err := sysbench.Run(context.Background(), conn, wl, sysbench.RunOptions{Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
+	runtime.ReadMemStats(&mem1)
 	if res.Counts.Events != int64(b.N) {
 		b.Fatalf("%d events, want %d", res.Counts.Events, b.N)
 	}
-	b.ReportMetric(float64(res.Counts.Queries())/time.Since(start).Seconds(), "queries/s")
+	queries := float64(res.Counts.Queries())
+	b.ReportMetric(queries/time.Since(start).Seconds(), "queries/s")
+	// Per core: client and responder together, so a ceiling for the
+	// client alone.
+	b.ReportMetric(queries/(processCPU(b)-cpu0).Seconds(), "queries/cpu-s")
+	b.ReportMetric(float64(mem1.Mallocs-mem0.Mallocs)/queries, "allocs/query")
+}
+
+// processCPU is the process's user + system CPU time so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkPointSelect1Thread(b *testing.B) { benchmarkWorkload(b, "oltp_point_select", 1, nil) }

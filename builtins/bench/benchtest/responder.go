@@ -79,6 +79,7 @@ type session struct {
 	stmts map[uint32]stmt
 	next  uint32
 	buf   []byte
+	hdr   [4]byte
 	in    []byte
 }
 
@@ -149,10 +150,18 @@ func (s *session) read() ([]byte, error) {
 
 func (s *session) write(payload []byte) {
 	n := len(payload)
-	s.rw.Write([]byte{byte(n), byte(n >> 8), byte(n >> 16), s.seq})
+	s.hdr = [4]byte{byte(n), byte(n >> 8), byte(n >> 16), s.seq}
+	s.rw.Write(s.hdr[:])
 	s.rw.Write(payload)
 	s.seq++
 }
+
+// Fixed packets, shared so that answering allocates nothing.
+var (
+	eofPacket      = []byte{0xfe, 0, 0, 2, 0}
+	okPackets      = [2][]byte{{0x00, 0, 0, 2, 0, 0, 0}, {0x00, 1, 0, 2, 0, 0, 0}}
+	oneColumnCount = []byte{1}
+)
 
 func (s *session) handshake() {
 	b := []byte{10}
@@ -175,12 +184,13 @@ func (s *session) handshake() {
 	s.rw.Flush()
 }
 
+// ok answers with an OK packet reporting 0 or 1 affected rows.
 func (s *session) ok(affected byte) {
-	s.write([]byte{0x00, affected, 0, 2, 0, 0, 0})
+	s.write(okPackets[min(affected, 1)])
 }
 
 func (s *session) eof() {
-	s.write([]byte{0xfe, 0, 0, 2, 0})
+	s.write(eofPacket)
 }
 
 func lenenc(b []byte, str string) []byte {
@@ -227,7 +237,7 @@ func (s *session) prepare(query string) {
 const value = "68487932199-96439406143-93774651418-41631865787-96406072701-20604855487-25459966574-28203206787-41238978918-19503783441"
 
 func (s *session) row() {
-	s.write([]byte{1})
+	s.write(oneColumnCount)
 	s.column("c")
 	s.eof()
 	b := append(s.buf[:0], 0x00, 0x00) // binary row header, null bitmap
