@@ -5,8 +5,12 @@ GO ?= go
 
 .PHONY: test deps build vet fmt-check quickstart
 
+# -p 1: one package at a time. Several tests compare speeds (a slowed proxy
+# against a direct connection, starbench against sysbench) or load the
+# machine on purpose (1200 threads for a minute); on a 2-core machine they
+# must not share it with another package's tests.
 test: deps
-	$(GO) test -timeout 30m ./...
+	$(GO) test -p 1 -timeout 30m ./...
 
 deps:
 	bash scripts/test-deps.sh

@@ -332,6 +332,7 @@ func (e *engine) run() (*Result, error) {
 		})
 		defer t.Stop()
 	} else {
+		e.tick.measuring = true // before the ticker starts
 		e.measuring.Store(true)
 		measure()
 	}
@@ -346,7 +347,7 @@ func (e *engine) run() (*Result, error) {
 		for {
 			select {
 			case <-t.C:
-				e.tick.collect(e.measuring.Load(), len(e.schedule), int(e.busy.Load()))
+				e.tick.collect(len(e.schedule), int(e.busy.Load()))
 			case <-tickDone:
 				return
 			}
@@ -599,11 +600,15 @@ type ticker struct {
 	opts    Options
 	sinks   []Sink
 	mu      sync.Mutex
-	start   time.Time // when counting began (after any warmup)
-	last    Counts
-	lastEnd time.Duration
-	done    chan struct{}
-	dropped atomic.Int64
+	// measuring turns true under mu when counting begins (reset, after
+	// any warmup): a tick that began during the warmup must not discard
+	// latencies recorded after the reset.
+	measuring bool
+	start     time.Time // when counting began (after any warmup)
+	last      Counts
+	lastEnd   time.Duration
+	done      chan struct{}
+	dropped   atomic.Int64
 }
 
 func newTicker(res *Result, workers []*worker, opts Options, sinks []Sink) *ticker {
@@ -630,13 +635,14 @@ func (t *ticker) reset(now time.Time) {
 	t.res.StartTime = now
 	t.start, t.last, t.lastEnd = now, Counts{}, 0
 	t.dropped.Store(0)
+	t.measuring = true
 }
 
 // collect closes an interval; during warmup it only drains the handles.
-func (t *ticker) collect(measuring bool, queue, busy int) {
+func (t *ticker) collect(queue, busy int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !measuring {
+	if !t.measuring {
 		discard := NewHistogram()
 		for _, wk := range t.workers {
 			wk.stats.drain(discard, discard)
