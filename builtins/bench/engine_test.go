@@ -48,9 +48,7 @@ func (w *queryWorker) Event(ctx context.Context, s bench.Session) error {
 }
 
 func connector(t *testing.T) *bench.SQLConnector {
-	c := bench.NewSQLConnector(sandboxtest.Shared(t).Config(), bench.PSAuto)
-	t.Cleanup(func() { c.Close() })
-	return c
+	return bench.NewSQLConnector(sandboxtest.Shared(t).Config(), bench.PSAuto)
 }
 
 func TestEventLimitIsExact(t *testing.T) {

@@ -101,10 +101,6 @@ func (c *SQLConnector) Connect(ctx context.Context) (Session, error) {
 	return &driverSession{conn: dc, raw: raw, ps: c.PS}, nil
 }
 
-// Close is kept for callers that held a pool; sessions own their
-// connections, so there is nothing to release.
-func (c *SQLConnector) Close() error { return nil }
-
 // Interrupter is a Session whose blocked I/O can be woken from another
 // goroutine (it then fails).
 type Interrupter interface {

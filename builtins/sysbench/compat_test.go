@@ -212,7 +212,6 @@ func TestStatementStreamsMatchSysbench(t *testing.T) {
 				t.Fatal(err)
 			}
 			conn := bench.NewSQLConnector(srv.m.Config(), bench.PSMode(cl.Options.PSMode))
-			defer conn.Close()
 			var ourOut bytes.Buffer
 			ours := srv.capture(t, func() {
 				p := &sysbench.Printer{W: &ourOut, Opts: &wl.Options}
@@ -391,7 +390,6 @@ func TestPrepareMatchesSysbench(t *testing.T) {
 			}
 			script, _ := sysbench.LookupScript(cl.Script)
 			conn := bench.NewSQLConnector(srv.m.Config(), bench.PSAuto)
-			defer conn.Close()
 			var out bytes.Buffer
 			res, err := sysbench.Prepare(ctx, conn, script, &cl.Options, 1, sysbench.PrepareMode{}, &out)
 			if err != nil {
@@ -444,7 +442,6 @@ func TestRunAt1200Threads(t *testing.T) {
 	o.TableSize, o.Threads, o.Time, o.ReportInterval = 1000, 1200, 5, 1
 	script, _ := sysbench.LookupScript("oltp_point_select")
 	conn := bench.NewSQLConnector(m.Config(), bench.PSAuto)
-	defer conn.Close()
 	var out bytes.Buffer
 	if _, err := sysbench.Prepare(ctx, conn, script, &o, 1, sysbench.PrepareMode{}, &out); err != nil {
 		t.Fatal(err)

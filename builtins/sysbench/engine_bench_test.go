@@ -28,7 +28,6 @@ func benchmarkWorkload(b *testing.B, script string, threads int, configure func(
 	cfg := mysql.NewConfig()
 	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", r.Addr(), "sbtest"
 	conn := bench.NewSQLConnector(cfg, bench.PSAuto)
-	defer conn.Close()
 	o := sysbench.Defaults(sysbench.Profile1020)
 	o.Threads, o.Time, o.Events, o.TableSize, o.Tables = threads, 0, int64(b.N), 10000, 4
 	if configure != nil {

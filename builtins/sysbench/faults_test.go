@@ -29,7 +29,6 @@ func startRun(t *testing.T, m *sandbox.MariaDB, script string, o sysbench.Option
 	ctx := context.Background()
 	s, _ := sysbench.LookupScript(script)
 	conn := bench.NewSQLConnector(m.Config(), bench.PSAuto)
-	t.Cleanup(func() { conn.Close() })
 	var prep bytes.Buffer
 	if _, err := sysbench.Prepare(ctx, conn, s, &o, 1, sysbench.PrepareMode{IfExists: sysbench.IfExistsDrop}, &prep); err != nil {
 		t.Fatal(err)

@@ -110,11 +110,6 @@ func (a *app) runSysbench(cmd *cobra.Command, args []string) error {
 		connectors = append(connectors, bench.NewSQLConnector(c, bench.PSMode(cl.Options.PSMode)))
 	}
 	conn := &bench.RoundRobin{Connectors: connectors}
-	defer func() {
-		for _, c := range connectors {
-			c.(*bench.SQLConnector).Close()
-		}
-	}()
 
 	var output bytes.Buffer
 	printer.W = io.MultiWriter(a.stdout, &output)

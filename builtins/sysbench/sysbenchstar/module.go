@@ -262,31 +262,17 @@ func (c *call) args() map[string]any {
 }
 
 // connector opens sessions on the connection's endpoints, round-robin
-// when there are several. Close it after use.
-func (c *call) connector() (*endpoints, error) {
+// when there are several (each session owns its connection).
+func (c *call) connector() (*bench.RoundRobin, error) {
 	cfgs := c.conn.Configs()
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("connection %s is closed", c.conn.ID())
 	}
-	e := &endpoints{}
+	r := &bench.RoundRobin{}
 	for _, cfg := range cfgs {
-		sc := bench.NewSQLConnector(cfg, bench.PSMode(c.opts.PSMode))
-		e.closers = append(e.closers, sc)
-		e.Connectors = append(e.Connectors, sc)
+		r.Connectors = append(r.Connectors, bench.NewSQLConnector(cfg, bench.PSMode(c.opts.PSMode)))
 	}
-	return e, nil
-}
-
-// endpoints is a round-robin connector that closes its pools.
-type endpoints struct {
-	bench.RoundRobin
-	closers []*bench.SQLConnector
-}
-
-func (e *endpoints) Close() {
-	for _, c := range e.closers {
-		c.Close()
-	}
+	return r, nil
 }
 
 func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -307,7 +293,6 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			defer conn.Close()
 			res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(thread, s, c.opts.RandSeed),
 				sysbench.PrepareMode{IfExists: c.ifExists, Load: c.loadMethod}, runner.Output(thread))
 			if err != nil {
@@ -406,7 +391,6 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	defer conn.Close()
 	dir, err := s.OutputDir(strings.ReplaceAll(c.workload, "/", "-") + "-t" + strconv.Itoa(c.opts.Threads))
 	if err != nil {
 		return runner.Outcome{}, err
@@ -525,7 +509,6 @@ func prewarm(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			defer conn.Close()
 			if err := sysbench.Prewarm(s.Context(), conn, script, &c.opts, runner.Output(thread)); err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
@@ -551,7 +534,6 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			defer conn.Close()
 			dropped, err := sysbench.Cleanup(s.Context(), conn, script, &c.opts, runner.Output(thread))
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
