@@ -280,26 +280,8 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if err != nil {
 		return nil, err
 	}
-	script, err := sysbench.LookupScript(c.workload)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
-	}
-	info := runner.StepInfo{Builtin: "sysbench.prepare", Args: c.args(), Text: c.commandLine("prepare"), Handle: c.conn.ID()}
-	info.Args["if_exists"] = c.ifExists
-	info.Args["load_method"] = c.loadMethod
-	return runner.Call(thread, info, runner.Action{
-		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.connector()
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(thread, s, c.opts.RandSeed),
-				sysbench.PrepareMode{IfExists: c.ifExists, Load: c.loadMethod}, runner.Output(thread))
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			return runner.Outcome{Value: prepareValue(res, false), Record: res}, nil
-		},
+	extra := map[string]any{"if_exists": c.ifExists, "load_method": c.loadMethod}
+	return tableStep(thread, b, c, "prepare", extra, runner.Action{
 		Placeholder: func(*runner.Step) starlark.Value { return prepareValue(&sysbench.PrepareResult{}, true) },
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			var res sysbench.PrepareResult
@@ -308,7 +290,40 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			}
 			return prepareValue(&res, false), nil
 		},
+	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
+		res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(thread, s, c.opts.RandSeed),
+			sysbench.PrepareMode{IfExists: c.ifExists, Load: c.loadMethod}, runner.Output(thread))
+		if err != nil {
+			return runner.Outcome{}, err
+		}
+		return runner.Outcome{Value: prepareValue(res, false), Record: res}, nil
 	})
+}
+
+// tableStep records the step of a sysbench command on the script's tables
+// (prepare, prewarm, cleanup): do runs on a connector to the call's
+// endpoints; action gives the rest of the step (placeholder, replay).
+func tableStep(thread *starlark.Thread, b *starlark.Builtin, c *call, command string, extraArgs map[string]any, action runner.Action,
+	do func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error)) (starlark.Value, error) {
+	script, err := sysbench.LookupScript(c.workload)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	info := runner.StepInfo{Builtin: "sysbench." + command, Args: c.args(), Text: c.commandLine(command), Handle: c.conn.ID()}
+	for k, v := range extraArgs {
+		info.Args[k] = v
+	}
+	action.Run = func(s *runner.Step) (runner.Outcome, error) {
+		conn, err := c.connector()
+		if err == nil {
+			var out runner.Outcome
+			if out, err = do(s, conn, script); err == nil {
+				return out, nil
+			}
+		}
+		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return runner.Call(thread, info, action)
 }
 
 func prepareValue(r *sysbench.PrepareResult, placeholder bool) starlark.Value {
@@ -498,23 +513,10 @@ func prewarm(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if err != nil {
 		return nil, err
 	}
-	script, err := sysbench.LookupScript(c.workload)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
-	}
-	info := runner.StepInfo{Builtin: "sysbench.prewarm", Args: c.args(), Text: c.commandLine("prewarm"), Handle: c.conn.ID()}
-	return runner.Call(thread, info, runner.Action{
-		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.connector()
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			if err := sysbench.Prewarm(s.Context(), conn, script, &c.opts, runner.Output(thread)); err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			return runner.Outcome{}, nil
-		},
+	return tableStep(thread, b, c, "prewarm", nil, runner.Action{
 		Replay: func(*runner.Step, json.RawMessage) (starlark.Value, error) { return starlark.None, nil },
+	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
+		return runner.Outcome{}, sysbench.Prewarm(s.Context(), conn, script, &c.opts, runner.Output(thread))
 	})
 }
 
@@ -523,29 +525,16 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if err != nil {
 		return nil, err
 	}
-	script, err := sysbench.LookupScript(c.workload)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
-	}
-	info := runner.StepInfo{Builtin: "sysbench.cleanup", Args: c.args(), Text: c.commandLine("cleanup"), Handle: c.conn.ID()}
-	return runner.Call(thread, info, runner.Action{
-		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.connector()
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			dropped, err := sysbench.Cleanup(s.Context(), conn, script, &c.opts, runner.Output(thread))
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			return runner.Outcome{Value: stringList(dropped), Record: dropped}, nil
-		},
+	return tableStep(thread, b, c, "cleanup", nil, runner.Action{
 		Placeholder: func(*runner.Step) starlark.Value { return stringList(nil) },
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			var dropped []string
 			err := json.Unmarshal(raw, &dropped)
 			return stringList(dropped), err
 		},
+	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
+		dropped, err := sysbench.Cleanup(s.Context(), conn, script, &c.opts, runner.Output(thread))
+		return runner.Outcome{Value: stringList(dropped), Record: dropped}, err
 	})
 }
 
