@@ -100,44 +100,27 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	}
 	start := time.Now()
 	var rows sync.Map
-	var wg sync.WaitGroup
-	errs := make([]error, threads)
-	for t := 0; t < threads; t++ {
-		wg.Add(1)
-		go func(t int) {
-			defer wg.Done()
-			s, err := conn.Connect(ctx)
+	err = byThread(ctx, conn, tables, threads, func(s bench.Session, t int, mine []int) error {
+		rng := NewRand(bench.WorkerSeed(seed, t), o)
+		for _, n := range mine {
+			if skip[n] {
+				continue
+			}
+			if ifExists == IfExistsDrop {
+				if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
+					return err
+				}
+			}
+			loaded, err := prepareTable(ctx, s, script, o, n, rng, w, l)
 			if err != nil {
-				errs[t] = fmt.Errorf("thread %d: connect: %w", t, err)
-				return
+				return err
 			}
-			defer s.Close()
-			rng := NewRand(bench.WorkerSeed(seed, t), o)
-			for i := t; i < len(tables); i += threads {
-				n := tables[i]
-				if skip[n] {
-					continue
-				}
-				if ifExists == IfExistsDrop {
-					if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
-						errs[t] = err
-						return
-					}
-				}
-				loaded, err := prepareTable(ctx, s, script, o, n, rng, w, l)
-				if err != nil {
-					errs[t] = err
-					return
-				}
-				rows.Store(n, loaded)
-			}
-		}(t)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+			rows.Store(n, loaded)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, n := range tables {
 		if !skip[n] {
@@ -252,39 +235,51 @@ func Prewarm(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	if o.Profile == ProfileMaster {
 		verb = "Preloading"
 	}
+	return byThread(ctx, conn, tables, threads, func(s bench.Session, _ int, mine []int) error {
+		for _, q := range []string{"SET tmp_table_size=2*1024*1024*1024", "SET max_heap_table_size=2*1024*1024*1024"} {
+			if _, err := s.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		for _, n := range mine {
+			name := TableName(n)
+			w.printf("%s table %s\n", verb, name)
+			for _, q := range []string{
+				"ANALYZE TABLE " + name,
+				fmt.Sprintf("SELECT AVG(id) FROM (SELECT * FROM %s FORCE KEY (PRIMARY) LIMIT %d) t", name, o.TableSize),
+				fmt.Sprintf("SELECT COUNT(*) FROM (SELECT * FROM %s WHERE k LIKE '%%0%%' LIMIT %d) t", name, o.TableSize),
+			} {
+				if _, err := s.Query(ctx, q); err != nil {
+					return fmt.Errorf("prewarm %s: %w", name, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// byThread runs work on threads sessions at once, handing them the tables
+// as sysbench does (table i to thread i mod threads), and returns the
+// first error by thread.
+func byThread(ctx context.Context, conn bench.Connector, tables []int, threads int, work func(s bench.Session, t int, mine []int) error) error {
 	errs := make([]error, threads)
 	var wg sync.WaitGroup
 	for t := 0; t < threads; t++ {
+		var mine []int
+		for i := t; i < len(tables); i += threads {
+			mine = append(mine, tables[i])
+		}
 		wg.Add(1)
-		go func(t int) {
+		go func() {
 			defer wg.Done()
 			s, err := conn.Connect(ctx)
 			if err != nil {
-				errs[t] = err
+				errs[t] = fmt.Errorf("thread %d: connect: %w", t, err)
 				return
 			}
 			defer s.Close()
-			for _, q := range []string{"SET tmp_table_size=2*1024*1024*1024", "SET max_heap_table_size=2*1024*1024*1024"} {
-				if _, err := s.Exec(ctx, q); err != nil {
-					errs[t] = err
-					return
-				}
-			}
-			for i := t; i < len(tables); i += threads {
-				name := TableName(tables[i])
-				w.printf("%s table %s\n", verb, name)
-				for _, q := range []string{
-					"ANALYZE TABLE " + name,
-					fmt.Sprintf("SELECT AVG(id) FROM (SELECT * FROM %s FORCE KEY (PRIMARY) LIMIT %d) t", name, o.TableSize),
-					fmt.Sprintf("SELECT COUNT(*) FROM (SELECT * FROM %s WHERE k LIKE '%%0%%' LIMIT %d) t", name, o.TableSize),
-				} {
-					if _, err := s.Query(ctx, q); err != nil {
-						errs[t] = fmt.Errorf("prewarm %s: %w", name, err)
-						return
-					}
-				}
-			}
-		}(t)
+			errs[t] = work(s, t, mine)
+		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
