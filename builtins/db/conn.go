@@ -80,10 +80,14 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (ExecResult,
 	if err != nil {
 		return ExecResult{}, statementError(err, query)
 	}
+	return execResult(res), nil
+}
+
+func execResult(res sql.Result) ExecResult {
 	var out ExecResult
 	out.RowsAffected, _ = res.RowsAffected()
 	out.LastInsertID, _ = res.LastInsertId()
-	return out, nil
+	return out
 }
 
 // ResultSet is a query's rows as plain Go values: int64, uint64, float64,
@@ -281,10 +285,7 @@ func (c *Conn) PoolExec(ctx context.Context, query string, args ...any) (ExecRes
 	if err != nil {
 		return ExecResult{}, statementError(err, query)
 	}
-	var out ExecResult
-	out.RowsAffected, _ = res.RowsAffected()
-	out.LastInsertID, _ = res.LastInsertId()
-	return out, nil
+	return execResult(res), nil
 }
 
 // PoolQuery runs a query on a pool connection, not the session.
