@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,57 +20,13 @@ import (
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 )
 
-// slowProxy forwards TCP connections to target and delays every reply
-// from the server: a target slowed down on purpose.
-func slowProxy(t *testing.T, target string, delay time.Duration) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	go func() {
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			server, err := net.Dial("tcp", target)
-			if err != nil {
-				client.Close()
-				continue
-			}
-			wg.Add(2)
-			go func() { defer wg.Done(); io.Copy(server, client); server.Close() }()
-			go func() {
-				defer wg.Done()
-				defer client.Close()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := server.Read(buf)
-					if n > 0 {
-						time.Sleep(delay)
-						if _, werr := client.Write(buf[:n]); werr != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
-
 // matrixRun runs testdata/plans/matrix.star: two versions (b through a
 // slowed proxy) x two workloads x three thread counts x two rounds.
 func matrixRun(t *testing.T) string {
 	m := sandboxtest.Shared(t)
 	fast := m.Config()
 	slow := m.Config()
-	slow.Addr = slowProxy(t, fast.Addr, 500*time.Microsecond)
+	slow.Addr, _ = sandboxtest.Proxy(t, fast.Addr, 500*time.Microsecond)
 	out := outDir(t)
 	r := starbench(t, nil, "run", "testdata/plans/matrix.star", "--out", out, "--target", "a="+fast.FormatDSN(), "--target", "b="+slow.FormatDSN())
 	expect(t, r, 0, "results: "+out+" (completed)", "| workload | threads | tags | a | b | vs a |")

@@ -2,13 +2,10 @@ package sysbenchstar_test
 
 import (
 	"encoding/json"
-	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -145,33 +142,6 @@ func TestDocCoversEveryFunction(t *testing.T) {
 	}
 }
 
-// forwarder relays TCP connections to target and counts them.
-func forwarder(t *testing.T, target string) (string, *atomic.Int64) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go func() { io.Copy(s, c); s.Close() }()
-			go func() { io.Copy(c, s); c.Close() }()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return ln.Addr().String(), &n
-}
-
 // db.connect with a list of endpoints spreads a workload's connections
 // round-robin over them (what "direct to every TiDB server" means).
 func TestWorkloadSpreadsOverEndpoints(t *testing.T) {
@@ -180,8 +150,8 @@ func TestWorkloadSpreadsOverEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addrA, countA := forwarder(t, cfg.Addr)
-	addrB, countB := forwarder(t, cfg.Addr)
+	addrA, countA := sandboxtest.Proxy(t, cfg.Addr, 0)
+	addrB, countB := sandboxtest.Proxy(t, cfg.Addr, 0)
 	a, b := cfg.Clone(), cfg.Clone()
 	a.Addr, b.Addr = addrA, addrB
 	plan := filepath.Join(t.TempDir(), "plan.star")
