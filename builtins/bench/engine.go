@@ -230,15 +230,11 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	// calls only when no P is idle), so a query costs no P hand-off, thread
 	// wake-up or scheduler spin. With many threads the netpoller is cheaper
 	// (see BlockingIOThreads).
-	if BlockingIO(opts.Threads) {
-		ctx = withBlockingIO(ctx, true)
-		prev := runtime.GOMAXPROCS(0)
-		if want := opts.Threads + 2; want > prev {
-			runtime.GOMAXPROCS(want)
-			defer runtime.GOMAXPROCS(prev)
-		}
-	} else {
-		ctx = withBlockingIO(ctx, false)
+	blocking := BlockingIO(opts.Threads)
+	ctx = withBlockingIO(ctx, blocking)
+	if prev := runtime.GOMAXPROCS(0); blocking && opts.Threads+2 > prev {
+		runtime.GOMAXPROCS(opts.Threads + 2)
+		defer runtime.GOMAXPROCS(prev)
 	}
 	// Sessions are bound to runCtx (see bind): they close before it ends.
 	runCtx, cancel := context.WithCancel(ctx)
