@@ -224,17 +224,21 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	if opts.ReconnectTimeout == 0 {
 		opts.ReconnectTimeout = 30 * time.Second
 	}
-	// With few threads, workers block in read(2) while the server works
-	// (see rawconn.go). With a spare P per worker the runtime leaves a
-	// blocked worker's P alone for up to 10 ms (sysmon retakes Ps in system
-	// calls only when no P is idle), so a query costs no P hand-off, thread
-	// wake-up or scheduler spin. With many threads the netpoller is cheaper
-	// (see BlockingIOThreads).
-	blocking := BlockingIO(opts.Threads)
-	ctx = withBlockingIO(ctx, blocking)
-	if prev := runtime.GOMAXPROCS(0); blocking && opts.Threads+2 > prev {
-		runtime.GOMAXPROCS(opts.Threads + 2)
-		defer runtime.GOMAXPROCS(prev)
+	// With few threads, workers block in read(2) while the server works,
+	// each holding a P of its own (see rawconn.go): a query then costs no
+	// scheduler work at all. Without a spare P the other goroutines (the
+	// ticker, signals) run when a worker yields; an open-loop run gets one
+	// for its scheduler. With many threads the netpoller is cheaper (see
+	// BlockingIO).
+	if BlockingIO(opts.Threads) {
+		ctx = withIOMode(ctx, ioDedicated)
+		spare := 0
+		if opts.Rate > 0 {
+			spare = 1
+		}
+		defer reserveProcs(opts.Threads, spare)()
+	} else {
+		ctx = withIOMode(ctx, ioPoller)
 	}
 	// Sessions are bound to runCtx (see bind): they close before it ends.
 	runCtx, cancel := context.WithCancel(ctx)
@@ -432,8 +436,10 @@ func (e *engine) work(wk *worker) {
 		end := time.Now()
 		if end.Sub(lastYield) > yieldEvery {
 			// Otherwise the runtime sees one goroutine running for 10 ms
-			// and takes its P away in the middle of a read; each time,
-			// its monitor thread goes back to waking every 20 µs.
+			// and preempts it with a signal, which interrupts its read
+			// (or, through the runtime, takes its P away mid-read).
+			// With no idle P (ioDedicated) a yield costs no thread wake-up:
+			// the worker goes on at once unless another goroutine waits.
 			runtime.Gosched()
 			lastYield = end
 		}

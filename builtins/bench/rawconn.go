@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // blockingConn is a TCP connection read and written with plain blocking
@@ -19,12 +19,29 @@ import (
 // costs more CPU per query than the thread simply blocking in read(2),
 // which is what sysbench does. Close (or Interrupt) shuts the socket down
 // first, which wakes a read blocked on it.
+//
+// In the engine's runs the calls are also hidden from the scheduler (see
+// ioDedicated): the runtime then sees a worker waiting for its answer as
+// running, so a query costs no system-call bookkeeping and a worker never
+// has its P taken away. The socket always has send and receive timeouts
+// (idleTimeout when no deadline is set), because with one set a signal
+// interrupts a blocked call (EINTR) instead of restarting it: that is how
+// the runtime's preemption signal (garbage collection, the scheduler's
+// 10 ms time slice) reaches a worker waiting on a slow server, which then
+// yields its P.
 type blockingConn struct {
 	fd            int // owned: closed by Close
+	hidden        bool
 	local, remote net.Addr
+	readDeadline  time.Time
+	writeDeadline time.Time
 	once          sync.Once
 	closeErr      error
 }
+
+// idleTimeout is the socket timeout when no deadline is set: a call that
+// times out after it is simply made again.
+const idleTimeout = time.Minute
 
 // BlockingIO says whether a run with this many threads uses blocking
 // sockets: up to 8 threads a core. Measured on 2 cores against MariaDB
@@ -34,22 +51,63 @@ type blockingConn struct {
 // a thread per connection means a context switch per answer.
 func BlockingIO(threads int) bool { return threads <= 8*runtime.NumCPU() }
 
-type blockingIOKey struct{}
+// ioMode says how a session's socket waits for the server.
+type ioMode int
 
-// withBlockingIO tells SQLConnector.Connect which sockets to use.
-func withBlockingIO(ctx context.Context, on bool) context.Context {
-	return context.WithValue(ctx, blockingIOKey{}, on)
+const (
+	// ioBlocking: blocking system calls made through the runtime (a
+	// blocked call releases its P). The default outside engine runs.
+	ioBlocking ioMode = iota
+	// ioPoller: Go's network poller (runs with many threads).
+	ioPoller
+	// ioDedicated: blocking system calls hidden from the runtime, for
+	// workers that each have a P of their own (see reserveProcs).
+	ioDedicated
+)
+
+type ioModeKey struct{}
+
+// withIOMode tells SQLConnector.Connect which sockets to use.
+func withIOMode(ctx context.Context, mode ioMode) context.Context {
+	return context.WithValue(ctx, ioModeKey{}, mode)
 }
 
-// blockingIOFor reads withBlockingIO's hint; without one (prepare, a
-// single session) sockets block.
-func blockingIOFor(ctx context.Context) bool {
-	on, ok := ctx.Value(blockingIOKey{}).(bool)
-	return on || !ok
+// ioModeFor reads withIOMode's hint; without one (prepare, a single
+// session) sockets block.
+func ioModeFor(ctx context.Context) ioMode {
+	mode, _ := ctx.Value(ioModeKey{}).(ioMode)
+	return mode
 }
 
-// dialBlocking dials addr and returns the connection in blocking mode.
-func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
+// procs counts the workers that hold a P while they wait (ioDedicated),
+// across concurrent runs, and sizes GOMAXPROCS for them.
+var procs struct {
+	sync.Mutex
+	base, dedicated int
+}
+
+// reserveProcs raises GOMAXPROCS so that n more workers can each hold a P,
+// plus spare for everything else (with none, the other goroutines run
+// when a worker yields, at least every yieldEvery); release undoes it.
+func reserveProcs(n, spare int) (release func()) {
+	procs.Lock()
+	defer procs.Unlock()
+	if procs.dedicated == 0 {
+		procs.base = runtime.GOMAXPROCS(0)
+	}
+	procs.dedicated += n + spare
+	runtime.GOMAXPROCS(max(procs.base, procs.dedicated))
+	return func() {
+		procs.Lock()
+		defer procs.Unlock()
+		procs.dedicated -= n + spare
+		runtime.GOMAXPROCS(max(procs.base, procs.dedicated))
+	}
+}
+
+// dialBlocking dials addr and returns the connection in blocking mode;
+// hidden makes its calls invisible to the scheduler (ioDedicated).
+func dialBlocking(ctx context.Context, network, addr string, hidden bool) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
@@ -74,7 +132,12 @@ func dialBlocking(ctx context.Context, network, addr string) (net.Conn, error) {
 		syscall.Close(fd)
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	return &blockingConn{fd: fd, local: local, remote: remote}, nil
+	bc := &blockingConn{fd: fd, hidden: hidden, local: local, remote: remote}
+	if err := bc.SetDeadline(time.Time{}); err != nil {
+		bc.Close()
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	return bc, nil
 }
 
 // dupDescriptor returns a close-on-exec copy of a connection's descriptor.
@@ -100,11 +163,17 @@ func dupDescriptor(conn syscall.Conn) (int, error) {
 
 func (c *blockingConn) Read(p []byte) (int, error) {
 	for {
-		n, err := syscall.Read(c.fd, p)
+		n, err := c.call(syscall.SYS_READ, p)
 		switch {
 		case err == syscall.EINTR:
+			if err := c.interrupted(syscall.SO_RCVTIMEO, c.readDeadline); err != nil {
+				return 0, err
+			}
 			continue
-		case errors.Is(err, syscall.EAGAIN):
+		case err == syscall.EAGAIN:
+			if c.readDeadline.IsZero() {
+				continue // idleTimeout
+			}
 			return 0, os.ErrDeadlineExceeded
 		case err != nil:
 			return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
@@ -118,11 +187,17 @@ func (c *blockingConn) Read(p []byte) (int, error) {
 func (c *blockingConn) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
-		n, err := syscall.Write(c.fd, p[written:])
+		n, err := c.call(syscall.SYS_WRITE, p[written:])
 		switch {
 		case err == syscall.EINTR:
+			if err := c.interrupted(syscall.SO_SNDTIMEO, c.writeDeadline); err != nil {
+				return written, err
+			}
 			continue
-		case errors.Is(err, syscall.EAGAIN):
+		case err == syscall.EAGAIN:
+			if c.writeDeadline.IsZero() {
+				continue // idleTimeout
+			}
 			return written, os.ErrDeadlineExceeded
 		case err != nil:
 			return written, &net.OpError{Op: "write", Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
@@ -130,6 +205,42 @@ func (c *blockingConn) Write(p []byte) (int, error) {
 		written += n
 	}
 	return written, nil
+}
+
+// call makes one read or write system call on p.
+func (c *blockingConn) call(trap uintptr, p []byte) (int, error) {
+	var buf unsafe.Pointer
+	if len(p) > 0 {
+		buf = unsafe.Pointer(&p[0])
+	}
+	var n uintptr
+	var errno syscall.Errno
+	if c.hidden {
+		n, _, errno = syscall.RawSyscall(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)))
+	} else {
+		n, _, errno = syscall.Syscall(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)))
+	}
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// interrupted runs after a signal cut a call short, before it is made
+// again. A hidden call may have been interrupted by the runtime asking for
+// this P (a stop for garbage collection, a preemption): yielding is where
+// it gets it. The call's timeout is then what is left of its deadline.
+func (c *blockingConn) interrupted(opt int, deadline time.Time) error {
+	if c.hidden {
+		runtime.Gosched()
+	}
+	if deadline.IsZero() {
+		return nil
+	}
+	if !time.Now().Before(deadline) {
+		return os.ErrDeadlineExceeded
+	}
+	return c.timeout(opt, deadline)
 }
 
 // Interrupt wakes any read or write blocked on the connection; they fail.
@@ -155,24 +266,23 @@ func (c *blockingConn) SetDeadline(t time.Time) error {
 	return c.SetWriteDeadline(t)
 }
 
-// Deadlines become socket timeouts (relative to now); the zero time
-// clears them.
+// Deadlines become socket timeouts (relative to now); the zero time sets
+// idleTimeout (see blockingConn).
 func (c *blockingConn) SetReadDeadline(t time.Time) error {
+	c.readDeadline = t
 	return c.timeout(syscall.SO_RCVTIMEO, t)
 }
 
 func (c *blockingConn) SetWriteDeadline(t time.Time) error {
+	c.writeDeadline = t
 	return c.timeout(syscall.SO_SNDTIMEO, t)
 }
 
 func (c *blockingConn) timeout(opt int, t time.Time) error {
-	var tv syscall.Timeval
+	d := idleTimeout
 	if !t.IsZero() {
-		d := time.Until(t)
-		if d <= 0 {
-			d = time.Microsecond
-		}
-		tv = syscall.NsecToTimeval(d.Nanoseconds())
+		d = max(time.Until(t), time.Microsecond)
 	}
+	tv := syscall.NsecToTimeval(d.Nanoseconds())
 	return syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, opt, &tv)
 }

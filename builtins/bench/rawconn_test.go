@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"testing"
 	"time"
 
@@ -52,5 +53,40 @@ func TestReadTimeoutOnABlockingSocket(t *testing.T) {
 	}
 	if !bench.IsConnectionLost(err) && !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Errorf("timeout error not recognised as a lost connection: %v", err)
+	}
+}
+
+// Workers waiting for slow answers hold every P, their reads hidden from
+// the runtime; a garbage collection and the other goroutines must still
+// get through promptly (the runtime's signal interrupts the reads).
+func TestWaitingWorkersLeaveTheRuntimeResponsive(t *testing.T) {
+	threads := runtime.GOMAXPROCS(0) + 2
+	if !bench.BlockingIO(threads) {
+		t.Fatalf("BlockingIO(%d) = false", threads)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT SLEEP(2)", isRead: true}, connector(t),
+			bench.Options{Threads: threads, Events: int64(threads)})
+		done <- err
+	}()
+	time.Sleep(700 * time.Millisecond) // connected, every worker in SLEEP(2)
+	if procs := runtime.GOMAXPROCS(0); procs != threads {
+		t.Errorf("GOMAXPROCS during the run = %d, want %d (one P a worker)", procs, threads)
+	}
+	start := time.Now()
+	runtime.GC()
+	gc := time.Since(start)
+	var worst time.Duration
+	for range 10 {
+		start := time.Now()
+		time.Sleep(20 * time.Millisecond)
+		worst = max(worst, time.Since(start)-20*time.Millisecond)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if gc > 300*time.Millisecond || worst > 200*time.Millisecond {
+		t.Errorf("while workers waited: a GC took %v, a 20 ms sleep overran by up to %v", gc, worst)
 	}
 }

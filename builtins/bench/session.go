@@ -73,13 +73,13 @@ func (c *SQLConnector) Connect(ctx context.Context) (Session, error) {
 	// context (watching one per query costs more than the query), and
 	// Interrupt wakes a blocked read by shutting the socket down.
 	var raw net.Conn
-	dial, blocking := cfg.DialFunc, blockingIOFor(ctx)
+	dial, mode := cfg.DialFunc, ioModeFor(ctx)
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (conn net.Conn, err error) {
 		switch {
 		case dial != nil:
 			conn, err = dial(ctx, network, addr)
-		case network == "tcp" && blocking:
-			conn, err = dialBlocking(ctx, network, addr)
+		case network == "tcp" && mode != ioPoller:
+			conn, err = dialBlocking(ctx, network, addr, mode == ioDedicated)
 		default:
 			var d net.Dialer
 			conn, err = d.DialContext(ctx, network, addr)
