@@ -557,7 +557,7 @@ func startWorkers(ctx context.Context, wl Workload, conn Connector, opts Options
 		if err != nil {
 			return nil, err
 		}
-		workers[i] = &worker{id: i, w: w, stats: newWorkerStats(opts.Rate > 0)}
+		workers[i] = &worker{id: i, w: w, stats: newWorkerStats(opts.Rate > 0, BlockingIO(opts.Threads))}
 	}
 	parallel := opts.ConnectParallel
 	if parallel <= 0 {

@@ -181,7 +181,7 @@ func (s *driverSession) Prepare(ctx context.Context, query string) (Stmt, error)
 	if err != nil {
 		return nil, ctxErr(ctx, err)
 	}
-	return &driverStmt{s: s, st: st, nv: make([]driver.NamedValue, 0, max(st.NumInput(), 0))}, nil
+	return &driverStmt{s: s, st: st, args: make([]driver.Value, 0, max(st.NumInput(), 0))}, nil
 }
 
 func (s *driverSession) Exec(ctx context.Context, query string) (int64, error) {
@@ -242,22 +242,24 @@ func ctxErr(ctx context.Context, err error) error {
 }
 
 type driverStmt struct {
-	s  *driverSession
-	st driver.Stmt
-	nv []driver.NamedValue
+	s    *driverSession
+	st   driver.Stmt
+	args []driver.Value // reused by every call
 }
 
-func (d *driverStmt) bind(args []any) ([]driver.NamedValue, error) {
-	nv := d.nv[:0]
+// bind converts args to the driver's values in a slice reused by every
+// call (the driver is done with it when the call returns).
+func (d *driverStmt) bind(args []any) ([]driver.Value, error) {
+	values := d.args[:0]
 	for i, a := range args {
 		v, err := driverValue(a)
 		if err != nil {
 			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
 		}
-		nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: v})
+		values = append(values, v)
 	}
-	d.nv = nv
-	return nv, nil
+	d.args = values
+	return values, nil
 }
 
 func driverValue(a any) (driver.Value, error) {
@@ -268,13 +270,17 @@ func driverValue(a any) (driver.Value, error) {
 	return driver.DefaultParameterConverter.ConvertValue(a)
 }
 
+// Exec and Query call the driver's context-free methods: the session
+// handles cancellation itself (watch, BindContext), and the context ones
+// cost a closure and a copy of the arguments per call.
+
 func (d *driverStmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	nv, err := d.bind(args)
+	values, err := d.bind(args)
 	if err != nil {
 		return 0, err
 	}
 	defer d.s.watch(ctx)()
-	res, err := d.st.(driver.StmtExecContext).ExecContext(context.Background(), nv)
+	res, err := d.st.Exec(values)
 	if err != nil {
 		return 0, ctxErr(ctx, err)
 	}
@@ -282,12 +288,12 @@ func (d *driverStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 }
 
 func (d *driverStmt) Query(ctx context.Context, args ...any) (int64, error) {
-	nv, err := d.bind(args)
+	values, err := d.bind(args)
 	if err != nil {
 		return 0, err
 	}
 	defer d.s.watch(ctx)()
-	rows, err := d.st.(driver.StmtQueryContext).QueryContext(context.Background(), nv)
+	rows, err := d.st.Query(values)
 	if err != nil {
 		return 0, ctxErr(ctx, err)
 	}

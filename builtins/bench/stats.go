@@ -48,8 +48,8 @@ func (c Counts) minus(o Counts) Counts {
 	return Counts{c.Events - o.Events, c.Reads - o.Reads, c.Writes - o.Writes, c.Others - o.Others, c.Errors - o.Errors, c.Reconnects - o.Reconnects}
 }
 
-// workerStats is one worker's handle: its own sparse histogram and
-// counters. The worker writes; the ticker reads and resets the histogram.
+// workerStats is one worker's handle: its own histograms and counters.
+// The worker writes; the ticker reads and resets the histograms.
 type workerStats struct {
 	reads, writes, others atomic.Int64 // updated per query by the counting session
 
@@ -57,8 +57,8 @@ type workerStats struct {
 	open bool         // keep service times (open loop)
 
 	mu         sync.Mutex
-	hist       *hdr.PackedHistogram // latencies since the last tick
-	service    *hdr.PackedHistogram // service times since the last tick
+	hist       recorder // latencies since the last tick
+	service    recorder // service times since the last tick
 	events     int64
 	errors     int64
 	reconnects int64
@@ -71,8 +71,33 @@ type workerStats struct {
 	_          [64]byte // keep workers' hot fields on separate cache lines
 }
 
-func newWorkerStats(open bool) *workerStats {
-	return &workerStats{open: open, hist: hdr.NewPacked(histLowest, histHighest, histSigFigs), service: hdr.NewPacked(histLowest, histHighest, histSigFigs),
+// recorder is a worker's histogram: dense (*hdr.Histogram, ~190 KB,
+// cheapest to record into) or packed (*hdr.PackedHistogram, sized by what
+// it holds, for runs with thousands of workers).
+type recorder interface {
+	RecordValue(v int64) error
+	Reset()
+}
+
+func newRecorder(dense bool) recorder {
+	if dense {
+		return NewHistogram()
+	}
+	return hdr.NewPacked(histLowest, histHighest, histSigFigs)
+}
+
+// mergeInto adds what r holds to dst.
+func mergeInto(dst *hdr.Histogram, r recorder) {
+	switch r := r.(type) {
+	case *hdr.Histogram:
+		dst.Merge(r)
+	case *hdr.PackedHistogram:
+		r.MergeInto(dst)
+	}
+}
+
+func newWorkerStats(open, dense bool) *workerStats {
+	return &workerStats{open: open, hist: newRecorder(dense), service: newRecorder(dense && open),
 		errorCodes: map[string]int64{}, errorKinds: map[string]int64{}}
 }
 
@@ -133,9 +158,9 @@ func (w *workerStats) recordReconnect() {
 func (w *workerStats) drain(dst, svc *hdr.Histogram) Counts {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.hist.MergeInto(dst)
+	mergeInto(dst, w.hist)
 	w.hist.Reset()
-	w.service.MergeInto(svc)
+	mergeInto(svc, w.service)
 	w.service.Reset()
 	return Counts{
 		Events: w.events, Reads: w.reads.Load(), Writes: w.writes.Load(), Others: w.others.Load(),

@@ -116,7 +116,7 @@ var scripts = []*Script{
 		statements: func(*Options) []stmtKind { return []stmtKind{deleteRow} }, trx: noTrx,
 		event: func(w *oltpWorker, ctx context.Context, s bench.Session) error {
 			t := w.table()
-			_, err := w.stmts[t][deleteRow].Exec(ctx, w.rng.Default(1, w.o.TableSize))
+			_, err := w.stmts[t][deleteRow].Exec(ctx, w.params(w.id64())...)
 			return err
 		}},
 	{Name: "oltp_insert", Doc: "one INSERT sent as text, autocommit", EmptyWithoutAutoInc: true,
@@ -251,7 +251,15 @@ type oltpWorker struct {
 	commit bench.Stmt
 	single bench.Stmt // select_random_* statement
 	args   []any
+	argv   [4]any // arguments of the oltp statements, reused (see params)
 	bulk   bulkBuffer
+}
+
+// params puts a statement's arguments in the worker's reused array: a
+// variadic call through an interface would allocate a slice per query.
+func (w *oltpWorker) params(args ...any) []any {
+	n := copy(w.argv[:], args)
+	return w.argv[:n]
 }
 
 // Prepare implements bench.Worker: it prepares the script's statements.
@@ -340,7 +348,7 @@ func (w *oltpWorker) transaction(ctx context.Context, body func() error) error {
 func (w *oltpWorker) pointSelects(ctx context.Context, n int) error {
 	t := w.table()
 	for i := 0; i < n; i++ {
-		if _, err := w.stmts[t][pointSelect].Query(ctx, w.id64()); err != nil {
+		if _, err := w.stmts[t][pointSelect].Query(ctx, w.params(w.id64())...); err != nil {
 			return err
 		}
 	}
@@ -351,7 +359,7 @@ func (w *oltpWorker) ranges(ctx context.Context, kind stmtKind, n int) error {
 	t := w.table()
 	for i := 0; i < n; i++ {
 		id := w.id64()
-		if _, err := w.stmts[t][kind].Query(ctx, id, id+w.o.RangeSize-1); err != nil {
+		if _, err := w.stmts[t][kind].Query(ctx, w.params(id, id+w.o.RangeSize-1)...); err != nil {
 			return err
 		}
 	}
@@ -379,7 +387,7 @@ func (w *oltpWorker) readPart(ctx context.Context) error {
 func (w *oltpWorker) indexUpdates(ctx context.Context) error {
 	t := w.table()
 	for i := 0; i < w.o.IndexUpdates; i++ {
-		if _, err := w.stmts[t][indexUpdate].Exec(ctx, w.id64()); err != nil {
+		if _, err := w.stmts[t][indexUpdate].Exec(ctx, w.params(w.id64())...); err != nil {
 			return err
 		}
 	}
@@ -390,7 +398,7 @@ func (w *oltpWorker) nonIndexUpdates(ctx context.Context) error {
 	t := w.table()
 	for i := 0; i < w.o.NonIndexUpdates; i++ {
 		c := w.rng.String(CTemplate)
-		if _, err := w.stmts[t][nonIndexUpdate].Exec(ctx, c, w.id64()); err != nil {
+		if _, err := w.stmts[t][nonIndexUpdate].Exec(ctx, w.params(c, w.id64())...); err != nil {
 			return err
 		}
 	}
@@ -404,10 +412,10 @@ func (w *oltpWorker) deleteInserts(ctx context.Context) error {
 		k := w.id64()
 		c := w.rng.String(CTemplate)
 		pad := w.rng.String(PadTemplate)
-		if _, err := w.stmts[t][deleteRow].Exec(ctx, id); err != nil {
+		if _, err := w.stmts[t][deleteRow].Exec(ctx, w.params(id)...); err != nil {
 			return err
 		}
-		if _, err := w.stmts[t][insertRow].Exec(ctx, id, k, c, pad); err != nil {
+		if _, err := w.stmts[t][insertRow].Exec(ctx, w.params(id, k, c, pad)...); err != nil {
 			return err
 		}
 	}
