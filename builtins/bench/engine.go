@@ -269,7 +269,7 @@ type engine struct {
 	measuring  atomic.Bool  // false while warming up
 	issued     atomic.Int64 // events started, for the event limit
 	schedule   chan time.Time
-	busy       atomic.Int64 // workers inside an event (shown under a rate)
+	busy       atomic.Int64 // workers inside an event (counted and shown under a rate)
 	errOnce    sync.Once
 	firstErr   error
 }
@@ -430,9 +430,14 @@ func (e *engine) work(wk *worker) {
 		} else if measuring && t0.Sub(intended) > lateBy {
 			wk.stats.late.Add(1)
 		}
-		e.busy.Add(1)
+		open := e.schedule != nil
+		if open {
+			e.busy.Add(1) // shared by all workers: only kept where shown
+		}
 		err := wk.w.Event(e.runCtx, wk.session)
-		e.busy.Add(-1)
+		if open {
+			e.busy.Add(-1)
+		}
 		end := time.Now()
 		if end.Sub(lastYield) > yieldEvery {
 			// Otherwise the runtime sees one goroutine running for 10 ms

@@ -163,7 +163,7 @@ func dupDescriptor(conn syscall.Conn) (int, error) {
 
 func (c *blockingConn) Read(p []byte) (int, error) {
 	for {
-		n, err := c.call(syscall.SYS_READ, p)
+		n, err := c.call(syscall.SYS_RECVFROM, p)
 		switch {
 		case err == syscall.EINTR:
 			if err := c.interrupted(syscall.SO_RCVTIMEO, c.readDeadline); err != nil {
@@ -187,7 +187,7 @@ func (c *blockingConn) Read(p []byte) (int, error) {
 func (c *blockingConn) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
-		n, err := c.call(syscall.SYS_WRITE, p[written:])
+		n, err := c.call(syscall.SYS_SENDTO, p[written:])
 		switch {
 		case err == syscall.EINTR:
 			if err := c.interrupted(syscall.SO_SNDTIMEO, c.writeDeadline); err != nil {
@@ -207,18 +207,24 @@ func (c *blockingConn) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// call makes one read or write system call on p.
+// call makes one recvfrom or sendto system call on p: the socket calls
+// skip the file layer read and write go through, and a send to a closed
+// peer fails (MSG_NOSIGNAL) instead of raising SIGPIPE.
 func (c *blockingConn) call(trap uintptr, p []byte) (int, error) {
 	var buf unsafe.Pointer
 	if len(p) > 0 {
 		buf = unsafe.Pointer(&p[0])
 	}
+	var flags uintptr
+	if trap == syscall.SYS_SENDTO {
+		flags = syscall.MSG_NOSIGNAL
+	}
 	var n uintptr
 	var errno syscall.Errno
 	if c.hidden {
-		n, _, errno = syscall.RawSyscall(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)))
+		n, _, errno = syscall.RawSyscall6(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)), flags, 0, 0)
 	} else {
-		n, _, errno = syscall.Syscall(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)))
+		n, _, errno = syscall.Syscall6(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)), flags, 0, 0)
 	}
 	if errno != 0 {
 		return 0, errno
