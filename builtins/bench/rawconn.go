@@ -93,10 +93,12 @@ var procs struct {
 // off every query for a few tens of MB.
 const dedicatedGCPercent = 400
 
-// reserveProcs raises GOMAXPROCS so that n more workers can each hold a P,
-// plus spare for everything else (with none, the other goroutines run
-// when a worker yields, at least every yieldEvery), and collects garbage
-// less often while any such run lasts; release undoes it.
+// reserveProcs sets GOMAXPROCS to one P for each of n more workers, plus
+// spare for everything else, and collects garbage less often while any
+// such run lasts; release undoes it. With no spare P (even below the
+// number of cores: the workers spend their time waiting) the other
+// goroutines run when a worker yields, at least every yieldEvery, and a
+// yield wakes no idle thread.
 func reserveProcs(n, spare int) (release func()) {
 	procs.Lock()
 	defer procs.Unlock()
@@ -108,14 +110,16 @@ func reserveProcs(n, spare int) (release func()) {
 		}
 	}
 	procs.dedicated += n + spare
-	runtime.GOMAXPROCS(max(procs.base, procs.dedicated))
+	runtime.GOMAXPROCS(procs.dedicated)
 	return func() {
 		procs.Lock()
 		defer procs.Unlock()
 		procs.dedicated -= n + spare
-		runtime.GOMAXPROCS(max(procs.base, procs.dedicated))
 		if procs.dedicated == 0 {
+			runtime.GOMAXPROCS(procs.base)
 			debug.SetGCPercent(procs.gcPercent)
+		} else {
+			runtime.GOMAXPROCS(procs.dedicated)
 		}
 	}
 }
