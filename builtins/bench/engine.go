@@ -90,6 +90,9 @@ type Options struct {
 	// ReconnectTimeout bounds how long a worker tries to reconnect after
 	// losing its connection; 0 means 30 seconds.
 	ReconnectTimeout time.Duration
+	// Started, when set, is called once every worker is connected and has
+	// prepared its statements, just before the load (or warmup) starts.
+	Started func()
 }
 
 // Validate checks the options.
@@ -247,6 +250,9 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	defer closeWorkers(workers)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Started != nil {
+		opts.Started()
 	}
 	return newEngine(ctx, runCtx, cancel, wl, conn, opts, workers, sinks).run()
 }

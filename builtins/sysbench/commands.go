@@ -326,6 +326,7 @@ func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions)
 	}
 	if ro.Printer != nil {
 		ro.Printer.RunHeader(seed)
+		bo.Started = ro.Printer.ThreadsStarted
 	}
 	res, err := bench.Run(ctx, wl, conn, bo, sinks...)
 	if res != nil && ro.Printer != nil {

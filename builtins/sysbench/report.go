@@ -53,9 +53,15 @@ func (p *Printer) RunHeader(seed int64) {
 		fmt.Fprintf(p.W, "Report intermediate results every %d second(s)\n", o.ReportInterval)
 	}
 	fmt.Fprintf(p.W, "Initializing random number generator from seed (%d).\n\n\n", seed)
-	fmt.Fprintf(p.W, "Initializing worker threads...\n\nThreads started!\n\n")
-	if o.WarmupTime > 0 {
-		fmt.Fprintf(p.W, "Warming up for %d seconds...\n\n", o.WarmupTime)
+	fmt.Fprintf(p.W, "Initializing worker threads...\n\n")
+}
+
+// ThreadsStarted prints what sysbench prints once every thread has
+// connected and prepared its statements.
+func (p *Printer) ThreadsStarted() {
+	fmt.Fprintf(p.W, "Threads started!\n\n")
+	if p.Opts.WarmupTime > 0 {
+		fmt.Fprintf(p.W, "Warming up for %d seconds...\n\n", p.Opts.WarmupTime)
 	}
 }
 

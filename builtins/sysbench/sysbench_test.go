@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/bench/benchtest"
 	"github.com/starbench/starbench/builtins/sysbench"
 )
 
@@ -304,5 +308,43 @@ func TestAutoRandomDDL(t *testing.T) {
 	cl, err := sysbench.ParseCommandLine(strings.Fields("oltp_legacy/insert.lua --auto-random=on --oltp-tables-count=8 prepare"))
 	if err != nil || !cl.Options.AutoRandom {
 		t.Errorf("--auto-random: %v", err)
+	}
+}
+
+// As in sysbench, "Threads started!" comes once every thread has connected
+// (a run that cannot connect never prints it), so CPU counted from that
+// line is the load's alone.
+func TestThreadsStartedFollowsTheConnections(t *testing.T) {
+	r, err := benchtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := closed.Addr().String()
+	closed.Close()
+	for _, addr := range []string{r.Addr(), refused} {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", addr, "sbtest"
+		o := sysbench.Defaults(sysbench.Profile1020)
+		o.Threads, o.Time, o.Events, o.TableSize, o.Tables = 2, 0, 10, 1000, 1
+		wl, err := sysbench.NewWorkload("oltp_point_select", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		p := &sysbench.Printer{W: &out, Opts: &wl.Options}
+		_, err = sysbench.Run(context.Background(), bench.NewSQLConnector(cfg, bench.PSAuto), wl, sysbench.RunOptions{Seed: 1, Printer: p})
+		started := strings.Index(out.String(), "Threads started!")
+		initializing := strings.Index(out.String(), "Initializing worker threads...")
+		switch {
+		case addr == refused && (err == nil || started >= 0):
+			t.Errorf("refused connection: err %v, output:\n%s", err, out.String())
+		case addr != refused && (err != nil || initializing < 0 || started < initializing):
+			t.Errorf("run: err %v, output:\n%s", err, out.String())
+		}
 	}
 }
