@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compares starbench's client CPU per query and tps with Debian's sysbench on
-# the same private MariaDB, in the same run (A/B interleaved). Needs
+# the same private MariaDB, in the same run (A B, B A, ... interleaved). Needs
 # mariadb-server and sysbench (make deps installs them as root).
 #   scripts/bench-vs-sysbench.sh [-time 10s] [-rounds 2] [-threads 1,4,16]
 set -euo pipefail

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,7 +85,7 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 	conn := []string{"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + m.Password(), "--mysql-db=sbtest"}
 	common := []string{fmt.Sprintf("--tables=%d", tables), fmt.Sprintf("--table-size=%d", tableSize), "--rand-type=uniform"}
 
-	fmt.Printf("MariaDB %s on 127.0.0.1, sysbench %s, %d tables x %d rows, %s per run, %d rounds (A/B interleaved)\n",
+	fmt.Printf("MariaDB %s on 127.0.0.1, sysbench %s, %d tables x %d rows, %s per run, %d rounds (A B, B A, ...)\n",
 		m.Version, version(sysbench), tables, tableSize, runTime, rounds)
 	prep := append(append(append([]string{"oltp_read_write"}, conn...), common...), "--threads=4", "prepare")
 	cleanup := append(append(append([]string{"oltp_read_write"}, conn...), common...), "cleanup")
@@ -112,7 +113,9 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 	fmt.Println("CPU per query counts the client's user + system time from \"Threads started!\" to its exit;")
 	fmt.Println("start-up (process, connections, statements) is shown apart, in CPU ms per run.")
 	fmt.Println()
-	fmt.Printf("%-20s %7s  %14s %14s %7s  %10s %10s %7s  %8s %8s\n", "workload", "threads", "sysbench µs/q", "starbench µs/q", "ratio",
+	fmt.Println("\"pairs\" is the range of the CPU/query ratio over the rounds' A/B pairs (the run-to-run noise).")
+	fmt.Println()
+	fmt.Printf("%-20s %7s  %14s %14s %7s %11s  %10s %10s %7s  %8s %8s\n", "workload", "threads", "sysbench µs/q", "starbench µs/q", "ratio", "pairs",
 		"sysbench tps", "starbench tps", "ratio", "start sb", "start st")
 	worst := 0.0
 	for _, wl := range strings.Split(workloads, ",") {
@@ -122,22 +125,44 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 				fmt.Sprintf("--threads=%d", t), fmt.Sprintf("--time=%d", int(runTime.Seconds())), "run")
 			var sys, sb []sample
 			for r := 0; r < rounds; r++ {
-				s, err := measure(sysbench, args)
-				if err != nil {
-					return fmt.Errorf("sysbench %s: %w", wl, err)
+				runSysbench := func() error {
+					s, err := measure(sysbench, args)
+					if err != nil {
+						return fmt.Errorf("sysbench %s: %w", wl, err)
+					}
+					sys = append(sys, s)
+					return nil
 				}
-				sys = append(sys, s)
-				s, err = measure(starbenchBin, append([]string{"sysbench", "--out", filepath.Join(os.TempDir(), fmt.Sprintf("bvs-%d-%s-%d-%d", os.Getpid(), wl, t, r))}, args...))
-				if err != nil {
-					return fmt.Errorf("starbench %s: %w", wl, err)
+				runStarbench := func() error {
+					s, err := measure(starbenchBin, append([]string{"sysbench", "--out", filepath.Join(os.TempDir(), fmt.Sprintf("bvs-%d-%s-%d-%d", os.Getpid(), wl, t, r))}, args...))
+					if err != nil {
+						return fmt.Errorf("starbench %s: %w", wl, err)
+					}
+					sb = append(sb, s)
+					return nil
 				}
-				sb = append(sb, s)
+				// A B, then B A: whatever the first run of a pair leaves
+				// behind (server caches, purge) favours neither tool.
+				order := []func() error{runSysbench, runStarbench}
+				if r%2 == 1 {
+					order[0], order[1] = order[1], order[0]
+				}
+				for _, run := range order {
+					if err := run(); err != nil {
+						return err
+					}
+				}
 			}
 			a, b := total(sys), total(sb)
 			cpuRatio := b.cpuPerQuery() / a.cpuPerQuery()
 			worst = max(worst, cpuRatio)
-			fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f  %10.1f %10.1f %7.2f  %8d %8d\n", wl, t,
-				a.cpuPerQuery(), b.cpuPerQuery(), cpuRatio, a.tps/float64(rounds), b.tps/float64(rounds), b.tps/a.tps,
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for r := range sys {
+				pair := sb[r].cpuPerQuery() / sys[r].cpuPerQuery()
+				lo, hi = min(lo, pair), max(hi, pair)
+			}
+			fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f %11s  %10.1f %10.1f %7.2f  %8d %8d\n", wl, t,
+				a.cpuPerQuery(), b.cpuPerQuery(), cpuRatio, fmt.Sprintf("%.2f-%.2f", lo, hi), a.tps/float64(rounds), b.tps/float64(rounds), b.tps/a.tps,
 				a.startup.Milliseconds()/int64(rounds), b.startup.Milliseconds()/int64(rounds))
 		}
 	}
