@@ -227,7 +227,7 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	if opts.ReconnectTimeout == 0 {
 		opts.ReconnectTimeout = 30 * time.Second
 	}
-	// With few threads, workers block in read(2) while the server works,
+	// With few threads, workers block in recvfrom(2) while the server works,
 	// each holding a P of its own (see rawconn.go): a query then costs no
 	// scheduler work at all. Without a spare P the other goroutines (the
 	// ticker, signals) run when a worker yields; an open-loop run gets one
@@ -684,7 +684,11 @@ func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) 
 	if now <= t.lastEnd {
 		return
 	}
-	h, svc := NewHistogram(), NewHistogram()
+	h := NewHistogram()
+	var svc *hdr.Histogram // service times: open loop only
+	if t.opts.Rate > 0 {
+		svc = NewHistogram()
+	}
 	var total Counts
 	for _, wk := range t.workers {
 		c := wk.stats.drain(h, svc)
@@ -699,7 +703,9 @@ func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) 
 		Partial: !report, Queue: queue, Busy: busy}
 	t.last, t.lastEnd = total, now
 	t.res.Latency.Merge(h)
-	t.res.Service.Merge(svc)
+	if svc != nil {
+		t.res.Service.Merge(svc)
+	}
 	t.res.Intervals = append(t.res.Intervals, iv)
 	if report {
 		for _, s := range t.sinks {

@@ -54,11 +54,10 @@ type workerStats struct {
 	reads, writes, others atomic.Int64 // updated per query by the counting session
 
 	late atomic.Int64 // events started late (open loop)
-	open bool         // keep service times (open loop)
 
 	mu         sync.Mutex
 	hist       recorder // latencies since the last tick
-	service    recorder // service times since the last tick
+	service    recorder // service times since the last tick; open loop only, else nil
 	events     int64
 	errors     int64
 	reconnects int64
@@ -97,8 +96,11 @@ func mergeInto(dst *hdr.Histogram, r recorder) {
 }
 
 func newWorkerStats(open, dense bool) *workerStats {
-	return &workerStats{open: open, hist: newRecorder(dense), service: newRecorder(dense && open),
-		errorCodes: map[string]int64{}, errorKinds: map[string]int64{}}
+	w := &workerStats{hist: newRecorder(dense), errorCodes: map[string]int64{}, errorKinds: map[string]int64{}}
+	if open {
+		w.service = newRecorder(dense)
+	}
+	return w
 }
 
 // recordEvent records an event's latency (from its intended start) and its
@@ -106,7 +108,7 @@ func newWorkerStats(open, dense bool) *workerStats {
 func (w *workerStats) recordEvent(lat, service time.Duration) {
 	w.mu.Lock()
 	_ = w.hist.RecordValue(micros(lat))
-	if w.open {
+	if w.service != nil {
 		_ = w.service.RecordValue(micros(service))
 	}
 	w.events++
@@ -137,7 +139,9 @@ func (w *workerStats) reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.hist.Reset()
-	w.service.Reset()
+	if w.service != nil {
+		w.service.Reset()
+	}
 	w.reads.Store(0)
 	w.writes.Store(0)
 	w.others.Store(0)
@@ -153,15 +157,17 @@ func (w *workerStats) recordReconnect() {
 	w.mu.Unlock()
 }
 
-// drain moves the worker's latencies into dst (service times into svc)
-// and returns its counters.
+// drain moves the worker's latencies into dst (service times, which only
+// open-loop runs keep, into svc) and returns its counters.
 func (w *workerStats) drain(dst, svc *hdr.Histogram) Counts {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	mergeInto(dst, w.hist)
 	w.hist.Reset()
-	mergeInto(svc, w.service)
-	w.service.Reset()
+	if w.service != nil {
+		mergeInto(svc, w.service)
+		w.service.Reset()
+	}
 	return Counts{
 		Events: w.events, Reads: w.reads.Load(), Writes: w.writes.Load(), Others: w.others.Load(),
 		Errors: w.errors, Reconnects: w.reconnects,
