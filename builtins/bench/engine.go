@@ -176,7 +176,7 @@ type Result struct {
 func (r *Result) Summary(percentiles ...float64) LatencySummary {
 	s := LatencySummary{
 		MinMS: ms(r.MinLatency), MaxMS: ms(r.MaxLatency), SumMS: ms(r.SumLatency),
-		Percentiles: percentilesOf(r.Latency, append(append([]float64(nil), SummaryPercentiles...), percentiles...)),
+		Percentiles: percentilesOf(r.Latency, summaryPercentiles(percentiles...)),
 	}
 	if r.Counts.Events > 0 {
 		s.AvgMS = s.SumMS / float64(r.Counts.Events)
@@ -187,6 +187,11 @@ func (r *Result) Summary(percentiles ...float64) LatencySummary {
 		}
 	}
 	return s
+}
+
+// summaryPercentiles is SummaryPercentiles and the extra ones asked for.
+func summaryPercentiles(extra ...float64) []float64 {
+	return append(append([]float64(nil), SummaryPercentiles...), extra...)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

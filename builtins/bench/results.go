@@ -83,11 +83,11 @@ func Summarize(r *Result, percentile float64) *Summary {
 		Reconnects: r.Counts.Reconnects, TPS: per(r.Counts.Events), QPS: per(r.Counts.Queries()),
 		Percentile: percentile,
 	}
+	var extra []float64 // the report's own percentile
 	if percentile > 0 {
-		s.Latency = r.Summary(percentile)
-	} else {
-		s.Latency = r.Summary()
+		extra = []float64{percentile}
 	}
+	s.Latency = r.Summary(extra...)
 	if r.Stopped == "interrupted" {
 		s.Status = "interrupted"
 	}
@@ -97,11 +97,7 @@ func Summarize(r *Result, percentile float64) *Summary {
 	s.WarmupSeconds = r.Warmup.Seconds()
 	if r.Rate > 0 {
 		s.Rate, s.Late, s.Dropped = r.Rate, r.Late, r.Dropped
-		ps := append([]float64(nil), SummaryPercentiles...)
-		if percentile > 0 {
-			ps = append(ps, percentile)
-		}
-		svc := LatencySummary{Percentiles: percentilesOf(r.Service, ps)}
+		svc := LatencySummary{Percentiles: percentilesOf(r.Service, summaryPercentiles(extra...))}
 		if n := r.Service.TotalCount(); n > 0 {
 			svc.MinMS = float64(r.Service.Min()) / 1000
 			svc.MaxMS = float64(r.Service.Max()) / 1000
