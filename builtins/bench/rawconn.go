@@ -184,20 +184,13 @@ func dupDescriptor(conn syscall.Conn) (int, error) {
 func (c *blockingConn) Read(p []byte) (int, error) {
 	for {
 		n, err := c.call(syscall.SYS_RECVFROM, p)
-		switch {
-		case err == syscall.EINTR:
-			if err := c.interrupted(syscall.SO_RCVTIMEO, c.readDeadline); err != nil {
+		if err != nil {
+			if err := c.again(err, "read", syscall.SO_RCVTIMEO, c.readDeadline); err != nil {
 				return 0, err
 			}
 			continue
-		case err == syscall.EAGAIN:
-			if c.readDeadline.IsZero() {
-				continue // idleTimeout
-			}
-			return 0, os.ErrDeadlineExceeded
-		case err != nil:
-			return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
-		case n == 0 && len(p) > 0:
+		}
+		if n == 0 && len(p) > 0 {
 			return 0, io.EOF
 		}
 		return n, nil
@@ -208,23 +201,30 @@ func (c *blockingConn) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
 		n, err := c.call(syscall.SYS_SENDTO, p[written:])
-		switch {
-		case err == syscall.EINTR:
-			if err := c.interrupted(syscall.SO_SNDTIMEO, c.writeDeadline); err != nil {
+		if err != nil {
+			if err := c.again(err, "write", syscall.SO_SNDTIMEO, c.writeDeadline); err != nil {
 				return written, err
 			}
 			continue
-		case err == syscall.EAGAIN:
-			if c.writeDeadline.IsZero() {
-				continue // idleTimeout
-			}
-			return written, os.ErrDeadlineExceeded
-		case err != nil:
-			return written, &net.OpError{Op: "write", Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
 		}
 		written += n
 	}
 	return written, nil
+}
+
+// again decides after a failed call: nil makes it again (a signal cut it
+// short, or idleTimeout passed with no deadline set), otherwise it is the
+// error to return.
+func (c *blockingConn) again(err error, op string, opt int, deadline time.Time) error {
+	switch {
+	case err == syscall.EINTR:
+		return c.interrupted(opt, deadline)
+	case err == syscall.EAGAIN && deadline.IsZero():
+		return nil
+	case err == syscall.EAGAIN:
+		return os.ErrDeadlineExceeded
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
 }
 
 // call makes one recvfrom or sendto system call on p: the socket calls
