@@ -125,32 +125,27 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 				fmt.Sprintf("--threads=%d", t), fmt.Sprintf("--time=%d", int(runTime.Seconds())), "run")
 			var sys, sb []sample
 			for r := 0; r < rounds; r++ {
-				runSysbench := func() error {
-					s, err := measure(sysbench, args)
-					if err != nil {
-						return fmt.Errorf("sysbench %s: %w", wl, err)
-					}
-					sys = append(sys, s)
-					return nil
+				type tool struct {
+					name, bin string
+					args      []string
+					samples   *[]sample
 				}
-				runStarbench := func() error {
-					s, err := measure(starbenchBin, append([]string{"sysbench", "--out", filepath.Join(os.TempDir(), fmt.Sprintf("bvs-%d-%s-%d-%d", os.Getpid(), wl, t, r))}, args...))
-					if err != nil {
-						return fmt.Errorf("starbench %s: %w", wl, err)
-					}
-					sb = append(sb, s)
-					return nil
+				out := filepath.Join(os.TempDir(), fmt.Sprintf("bvs-%d-%s-%d-%d", os.Getpid(), wl, t, r))
+				pair := []tool{
+					{"sysbench", sysbench, args, &sys},
+					{"starbench", starbenchBin, append([]string{"sysbench", "--out", out}, args...), &sb},
 				}
 				// A B, then B A: whatever the first run of a pair leaves
 				// behind (server caches, purge) favours neither tool.
-				order := []func() error{runSysbench, runStarbench}
 				if r%2 == 1 {
-					order[0], order[1] = order[1], order[0]
+					pair[0], pair[1] = pair[1], pair[0]
 				}
-				for _, run := range order {
-					if err := run(); err != nil {
-						return err
+				for _, tl := range pair {
+					s, err := measure(tl.bin, tl.args)
+					if err != nil {
+						return fmt.Errorf("%s %s: %w", tl.name, wl, err)
 					}
+					*tl.samples = append(*tl.samples, s)
 				}
 			}
 			a, b := total(sys), total(sb)
