@@ -236,17 +236,21 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	// each holding a P of its own (see rawconn.go): a query then costs no
 	// scheduler work at all. Without a spare P the other goroutines (the
 	// ticker, signals) run when a worker yields; an open-loop run gets one
-	// for its scheduler. With many threads the netpoller is cheaper (see
-	// BlockingIO).
-	if BlockingIO(opts.Threads) {
+	// for its scheduler. A server in this process needs Ps of its own, so
+	// then the workers block through the runtime. With many threads the
+	// netpoller is cheaper (see BlockingIO).
+	switch {
+	case !BlockingIO(opts.Threads):
+		ctx = withIOMode(ctx, ioPoller)
+	case inProcessServers.Load() > 0:
+		ctx = withIOMode(ctx, ioBlocking)
+	default:
 		ctx = withIOMode(ctx, ioDedicated)
 		spare := 0
 		if opts.Rate > 0 {
 			spare = 1
 		}
 		defer reserveProcs(opts.Threads, spare)()
-	} else {
-		ctx = withIOMode(ctx, ioPoller)
 	}
 	// Sessions are bound to runCtx (see bind): they close before it ends.
 	runCtx, cancel := context.WithCancel(ctx)

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -78,6 +79,20 @@ func withIOMode(ctx context.Context, mode ioMode) context.Context {
 func ioModeFor(ctx context.Context) ioMode {
 	mode, _ := ctx.Value(ioModeKey{}).(ioMode)
 	return mode
+}
+
+// inProcessServers counts the database servers running in this process
+// (see InProcessServer).
+var inProcessServers atomic.Int64
+
+// InProcessServer tells the engine that a database server runs inside this
+// process until release is called. Its workers then wait through the
+// runtime (ioBlocking) instead of each holding a P (ioDedicated): holding
+// every P would leave the server none to answer with.
+func InProcessServer() (release func()) {
+	inProcessServers.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { inProcessServers.Add(-1) }) }
 }
 
 // procs counts the workers that hold a P while they wait (ioDedicated),

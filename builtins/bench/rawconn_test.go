@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/bench/benchtest"
 )
 
 // A worker blocked in read(2) on a blocking socket (few threads) or parked
@@ -64,13 +67,19 @@ func TestWaitingWorkersLeaveTheRuntimeResponsive(t *testing.T) {
 	if !bench.BlockingIO(threads) {
 		t.Fatalf("BlockingIO(%d) = false", threads)
 	}
-	done := make(chan error, 1)
+	conn := connector(t) // may start the shared server
+	done, started := make(chan error, 1), make(chan struct{})
 	go func() {
-		_, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT SLEEP(2)", isRead: true}, connector(t),
-			bench.Options{Threads: threads, Events: int64(threads)})
+		_, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT SLEEP(2)", isRead: true}, conn,
+			bench.Options{Threads: threads, Events: int64(threads), Started: func() { close(started) }})
 		done <- err
 	}()
-	time.Sleep(700 * time.Millisecond) // connected, every worker in SLEEP(2)
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("the run ended before it started: %v", err)
+	}
+	time.Sleep(300 * time.Millisecond) // every worker in SLEEP(2)
 	if procs := runtime.GOMAXPROCS(0); procs != threads {
 		t.Errorf("GOMAXPROCS during the run = %d, want %d (one P a worker)", procs, threads)
 	}
@@ -88,5 +97,28 @@ func TestWaitingWorkersLeaveTheRuntimeResponsive(t *testing.T) {
 	}
 	if gc > 300*time.Millisecond || worst > 200*time.Millisecond {
 		t.Errorf("while workers waited: a GC took %v, a 20 ms sleep overran by up to %v", gc, worst)
+	}
+}
+
+// With a server in this process the workers must leave it Ps to answer
+// with: they wait through the runtime and GOMAXPROCS stays as it was.
+func TestInProcessServerKeepsItsPs(t *testing.T) {
+	r, err := benchtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", r.Addr(), "sbtest"
+	before := runtime.GOMAXPROCS(0)
+	threads := before + 2
+	during := 0
+	res, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT 1", isRead: true}, bench.NewSQLConnector(cfg, bench.PSAuto),
+		bench.Options{Threads: threads, Events: 1000, Started: func() { during = runtime.GOMAXPROCS(0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during != before || res.Counts.Events != 1000 {
+		t.Errorf("GOMAXPROCS %d during the run (before %d), %d events", during, before, res.Counts.Events)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/embedded"
 	"github.com/starbench/starbench/builtins/sandbox"
@@ -53,10 +54,11 @@ func Open(ctx context.Context, t db.Target) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
+		release := bench.InProcessServer()
 		cfg := mysql.NewConfig()
 		cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", srv.Addr(), "sbtest"
 		cfg.Timeout = db.DefaultConnectTimeout
-		return &Server{Config: cfg, Banner: embedded.Banner, stop: func() { _ = srv.Close() },
+		return &Server{Config: cfg, Banner: embedded.Banner, stop: func() { _ = srv.Close(); release() },
 			Info: map[string]any{"kind": "embedded", "engine": "go-mysql-server"}}, nil
 	case db.TargetSandbox:
 		m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})

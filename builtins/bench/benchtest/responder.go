@@ -12,14 +12,17 @@ import (
 	"net"
 	"strings"
 	"sync"
+
+	"github.com/starbench/starbench/builtins/bench"
 )
 
 // Responder is a listening MySQL-protocol responder on 127.0.0.1.
 type Responder struct {
-	ln   net.Listener
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	conn []net.Conn
+	ln      net.Listener
+	release func() // see bench.InProcessServer
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	conn    []net.Conn
 }
 
 // Start listens on a random loopback port.
@@ -28,7 +31,7 @@ func Start() (*Responder, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Responder{ln: ln}
+	r := &Responder{ln: ln, release: bench.InProcessServer()}
 	r.wg.Add(1)
 	go r.accept()
 	return r, nil
@@ -39,6 +42,7 @@ func (r *Responder) Addr() string { return r.ln.Addr().String() }
 
 // Close stops listening and ends every connection.
 func (r *Responder) Close() {
+	defer r.release()
 	r.ln.Close()
 	r.mu.Lock()
 	for _, c := range r.conn {
