@@ -12,6 +12,7 @@ package embedded
 import (
 	"fmt"
 	"net"
+	"sync"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/memory"
@@ -50,6 +51,7 @@ func Start(databases ...string) (*Server, error) {
 	}
 	provider := memory.NewDBProvider(dbs...)
 	engine := sqle.NewDefault(provider)
+	engine.Analyzer.Catalog.StatsProvider = &serializedStats{inner: engine.Analyzer.Catalog.StatsProvider}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("embedded server: %w", err)
@@ -73,4 +75,61 @@ func (s *Server) Close() error {
 	err := s.srv.Close()
 	<-s.done
 	return err
+}
+
+// serializedStats lets one caller at a time into go-mysql-server's in-memory
+// statistics, whose maps have no lock of their own: two ANALYZE TABLE at once
+// (conn.analyze(tables, parallel=2)) crashed the process with a concurrent
+// map write.
+type serializedStats struct {
+	mu    sync.Mutex
+	inner sql.StatsProvider
+}
+
+func (s *serializedStats) GetTableStats(ctx *sql.Context, db string, table sql.Table) ([]sql.Statistic, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inner.GetTableStats(ctx, db, table)
+}
+
+func (s *serializedStats) AnalyzeTable(ctx *sql.Context, table sql.Table, db string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inner.AnalyzeTable(ctx, table, db)
+}
+
+func (s *serializedStats) SetStats(ctx *sql.Context, stats sql.Statistic) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inner.SetStats(ctx, stats)
+}
+
+func (s *serializedStats) GetStats(ctx *sql.Context, qual sql.StatQualifier, cols []string) (sql.Statistic, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inner.GetStats(ctx, qual, cols)
+}
+
+func (s *serializedStats) DropStats(ctx *sql.Context, qual sql.StatQualifier, cols []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inner.DropStats(ctx, qual, cols)
+}
+
+func (s *serializedStats) DropDbStats(ctx *sql.Context, db string, flush bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inner.DropDbStats(ctx, db, flush)
+}
+
+func (s *serializedStats) RowCount(ctx *sql.Context, db string, table sql.Table) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inner.RowCount(ctx, db, table)
+}
+
+func (s *serializedStats) DataLength(ctx *sql.Context, db string, table sql.Table) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inner.DataLength(ctx, db, table)
 }
