@@ -258,6 +258,14 @@ func (m *MariaDB) Config() *mysql.Config {
 	return cfg
 }
 
+// PID is the server's process id, 0 when it is not running.
+func (m *MariaDB) PID() int {
+	if m.cmd == nil || m.cmd.Process == nil {
+		return 0
+	}
+	return m.cmd.Process.Pid
+}
+
 // DSN is Config in go-sql-driver form, password included.
 func (m *MariaDB) DSN() string { return m.Config().FormatDSN() }
 

@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -52,8 +53,16 @@ func TestSandboxLifecycle(t *testing.T) {
 		t.Errorf("a wrong password must be refused with 1045, got %v", err)
 	}
 
+	pid := m.PID()
+	if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err != nil || !strings.HasPrefix(string(comm), "mariadbd") && !strings.HasPrefix(string(comm), "mysqld") {
+		t.Errorf("PID %d is not the server: %q %v", pid, comm, err)
+	}
+
 	if err := m.Stop(); err != nil {
 		t.Fatal(err)
+	}
+	if m.PID() != 0 {
+		t.Errorf("PID %d after Stop, want 0", m.PID())
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s remains after Stop", dir)

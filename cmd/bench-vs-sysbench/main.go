@@ -5,7 +5,10 @@
 // process's CPU time (user + system, from the kernel's rusage) and its
 // query count, and prints CPU µs per query and tps, with the ratios
 // starbench / sysbench. Client CPU per query is the stable figure on a
-// shared machine; tps is only comparable within one run.
+// shared machine; tps is only comparable within one run. The server's CPU
+// per query during each client's runs is shown too: a client whose
+// statements cost the server more gets less tps, and on a shared machine
+// its own CPU per query rises with the contention.
 //
 //	go run ./cmd/bench-vs-sysbench -time 10s -rounds 2
 package main
@@ -36,10 +39,11 @@ type point struct {
 }
 
 type sample struct {
-	cpu     time.Duration // from "Threads started!" to the end
-	startup time.Duration // before it
-	queries int64
-	tps     float64
+	cpu       time.Duration // from "Threads started!" to the end
+	startup   time.Duration // before it
+	serverCPU time.Duration // the server's, over the same part of the run
+	queries   int64
+	tps       float64
 }
 
 func main() {
@@ -115,9 +119,14 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 	fmt.Println()
 	fmt.Println("\"pairs\" is the range of the CPU/query ratio over the rounds' A/B pairs (the run-to-run noise).")
 	fmt.Println()
-	fmt.Printf("%-20s %7s  %14s %14s %7s %11s  %10s %10s %7s  %8s %8s\n", "workload", "threads", "sysbench µs/q", "starbench µs/q", "ratio", "pairs",
-		"sysbench tps", "starbench tps", "ratio", "start sb", "start st")
-	worst := 0.0
+	fmt.Println("\"server\" is the server's CPU µs per query over the same part of each run. Client and server share the")
+	fmt.Println("machine's cores, so both costs per query rise and fall together with the server's pace from run to run;")
+	fmt.Println("\"per server\" divides the client's CPU by the server's, which takes that common swing out (a client that")
+	fmt.Println("made the server slower would show it in the \"server\" and tps columns instead).")
+	fmt.Println()
+	fmt.Printf("%-20s %7s  %14s %14s %7s %11s  %10s %10s %7s  %8s %8s  %9s %9s  %10s\n", "workload", "threads", "sysbench µs/q", "starbench µs/q", "ratio", "pairs",
+		"sysbench tps", "starbench tps", "ratio", "start sb", "start st", "server sb", "server st", "per server")
+	worst, worstPerServer := 0.0, 0.0
 	for _, wl := range strings.Split(workloads, ",") {
 		for _, ts := range strings.Split(threads, ",") {
 			t, _ := strconv.Atoi(ts)
@@ -141,7 +150,7 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 					pair[0], pair[1] = pair[1], pair[0]
 				}
 				for _, tl := range pair {
-					s, err := measure(tl.bin, tl.args)
+					s, err := measure(tl.bin, tl.args, m.PID())
 					if err != nil {
 						return fmt.Errorf("%s %s: %w", tl.name, wl, err)
 					}
@@ -151,17 +160,20 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 			a, b := total(sys), total(sb)
 			cpuRatio := b.cpuPerQuery() / a.cpuPerQuery()
 			worst = max(worst, cpuRatio)
+			perServer := (b.cpu.Seconds() / b.serverCPU.Seconds()) / (a.cpu.Seconds() / a.serverCPU.Seconds())
+			worstPerServer = max(worstPerServer, perServer)
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for r := range sys {
 				pair := sb[r].cpuPerQuery() / sys[r].cpuPerQuery()
 				lo, hi = min(lo, pair), max(hi, pair)
 			}
-			fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f %11s  %10.1f %10.1f %7.2f  %8d %8d\n", wl, t,
+			fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f %11s  %10.1f %10.1f %7.2f  %8d %8d  %9.1f %9.1f  %10.2f\n", wl, t,
 				a.cpuPerQuery(), b.cpuPerQuery(), cpuRatio, fmt.Sprintf("%.2f-%.2f", lo, hi), a.tps/float64(rounds), b.tps/float64(rounds), b.tps/a.tps,
-				a.startup.Milliseconds()/int64(rounds), b.startup.Milliseconds()/int64(rounds))
+				a.startup.Milliseconds()/int64(rounds), b.startup.Milliseconds()/int64(rounds), a.serverPerQuery(), b.serverPerQuery(), perServer)
 		}
 	}
 	fmt.Printf("\nworst CPU/query ratio starbench/sysbench: %.2f (must be <= 1.0, aim <= 0.9)\n", worst)
+	fmt.Printf("worst client-per-server-CPU ratio starbench/sysbench: %.2f\n", worstPerServer)
 	return nil
 }
 
@@ -172,11 +184,19 @@ func (s sample) cpuPerQuery() float64 {
 	return float64(s.cpu.Microseconds()) / float64(s.queries)
 }
 
+func (s sample) serverPerQuery() float64 {
+	if s.queries == 0 {
+		return 0
+	}
+	return float64(s.serverCPU.Microseconds()) / float64(s.queries)
+}
+
 func total(ss []sample) sample {
 	var t sample
 	for _, s := range ss {
 		t.cpu += s.cpu
 		t.startup += s.startup
+		t.serverCPU += s.serverCPU
 		t.queries += s.queries
 		t.tps += s.tps
 	}
@@ -192,7 +212,8 @@ var (
 // The CPU it spent before printing "Threads started!" (process start-up,
 // connecting, preparing statements) is taken from /proc when the line
 // appears and reported apart: the per-query figure is the run's alone.
-func measure(bin string, args []string) (sample, error) {
+// The server's (serverPID's) CPU is taken over the same part of the run.
+func measure(bin string, args []string, serverPID int) (sample, error) {
 	cmd := exec.Command(bin, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stderr = &errOut
@@ -203,7 +224,7 @@ func measure(bin string, args []string) (sample, error) {
 	if err := cmd.Start(); err != nil {
 		return sample{}, err
 	}
-	var startup time.Duration
+	var startup, server0 time.Duration
 	started := false
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
@@ -212,6 +233,9 @@ func measure(bin string, args []string) (sample, error) {
 		if strings.HasPrefix(line, "Threads started!") && !started {
 			started = true
 			startup, err = processCPU(cmd.Process.Pid)
+			if err == nil {
+				server0, err = processCPU(serverPID)
+			}
 			if err != nil {
 				_ = cmd.Process.Kill()
 				_ = cmd.Wait()
@@ -222,6 +246,10 @@ func measure(bin string, args []string) (sample, error) {
 	if err := cmd.Wait(); err != nil {
 		return sample{}, fmt.Errorf("%v\n%s%s", err, out.String(), errOut.String())
 	}
+	server1, err := processCPU(serverPID)
+	if err != nil {
+		return sample{}, err
+	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	q := queriesRe.FindStringSubmatch(out.String())
@@ -231,7 +259,7 @@ func measure(bin string, args []string) (sample, error) {
 	}
 	n, _ := strconv.ParseInt(q[1], 10, 64)
 	tps, _ := strconv.ParseFloat(tp[1], 64)
-	return sample{cpu: cpu - startup, startup: startup, queries: n, tps: tps}, nil
+	return sample{cpu: cpu - startup, startup: startup, serverCPU: server1 - server0, queries: n, tps: tps}, nil
 }
 
 // clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat times
