@@ -4,11 +4,11 @@
 // alternately (A B A B ...) with the same options, takes each client
 // process's CPU time (user + system, from the kernel's rusage) and its
 // query count, and prints CPU µs per query and tps, with the ratios
-// starbench / sysbench. Client CPU per query is the stable figure on a
-// shared machine; tps is only comparable within one run. The server's CPU
-// per query during each client's runs is shown too: a client whose
-// statements cost the server more gets less tps, and on a shared machine
-// its own CPU per query rises with the contention.
+// starbench / sysbench; tps is only comparable within one run. Where client
+// and server share the cores, both CPU costs per query swing with the
+// server's pace from run to run, so the server's CPU per query in each
+// tool's runs is shown too, and the client's CPU per server CPU, which
+// takes that swing out.
 //
 //	go run ./cmd/bench-vs-sysbench -time 10s -rounds 2
 package main
