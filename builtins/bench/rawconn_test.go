@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/bench/benchtest"
 )
@@ -108,12 +106,10 @@ func TestInProcessServerKeepsItsPs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", r.Addr(), "sbtest"
 	before := runtime.GOMAXPROCS(0)
 	threads := before + 2
 	during := 0
-	res, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT 1", isRead: true}, bench.NewSQLConnector(cfg, bench.PSAuto),
+	res, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT 1", isRead: true}, bench.NewSQLConnector(r.Config(), bench.PSAuto),
 		bench.Options{Threads: threads, Events: 1000, Started: func() { during = runtime.GOMAXPROCS(0) }})
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/bench/benchtest"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
@@ -25,9 +23,7 @@ func benchmarkWorkload(b *testing.B, script string, threads int, configure func(
 		b.Fatal(err)
 	}
 	defer r.Close()
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", r.Addr(), "sbtest"
-	conn := bench.NewSQLConnector(cfg, bench.PSAuto)
+	conn := bench.NewSQLConnector(r.Config(), bench.PSAuto)
 	o := sysbench.Defaults(sysbench.Profile1020)
 	o.Threads, o.Time, o.Events, o.TableSize, o.Tables = threads, 0, int64(b.N), 10000, 4
 	if configure != nil {

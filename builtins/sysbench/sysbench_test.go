@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/bench/benchtest"
 	"github.com/starbench/starbench/builtins/sysbench"
@@ -327,8 +325,8 @@ func TestThreadsStartedFollowsTheConnections(t *testing.T) {
 	refused := closed.Addr().String()
 	closed.Close()
 	for _, addr := range []string{r.Addr(), refused} {
-		cfg := mysql.NewConfig()
-		cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", addr, "sbtest"
+		cfg := r.Config()
+		cfg.Addr = addr
 		o := sysbench.Defaults(sysbench.Profile1020)
 		o.Threads, o.Time, o.Events, o.TableSize, o.Tables = 2, 0, 10, 1000, 1
 		wl, err := sysbench.NewWorkload("oltp_point_select", o)

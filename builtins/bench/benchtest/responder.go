@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/starbench/starbench/builtins/bench"
 )
 
@@ -39,6 +41,14 @@ func Start() (*Responder, error) {
 
 // Addr is host:port.
 func (r *Responder) Addr() string { return r.ln.Addr().String() }
+
+// Config is a driver configuration for the responder (user root, database
+// sbtest).
+func (r *Responder) Config() *mysql.Config {
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = "root", "tcp", r.Addr(), "sbtest"
+	return cfg
+}
 
 // Close stops listening and ends every connection.
 func (r *Responder) Close() {
