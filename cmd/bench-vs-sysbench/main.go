@@ -216,18 +216,16 @@ func settle(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-func (s sample) cpuPerQuery() float64 {
-	if s.queries == 0 {
-		return 0
-	}
-	return float64(s.cpu.Microseconds()) / float64(s.queries)
-}
+func (s sample) cpuPerQuery() float64 { return s.perQuery(s.cpu) }
 
-func (s sample) serverPerQuery() float64 {
+func (s sample) serverPerQuery() float64 { return s.perQuery(s.serverCPU) }
+
+// perQuery is d in µs per query of the sample.
+func (s sample) perQuery(d time.Duration) float64 {
 	if s.queries == 0 {
 		return 0
 	}
-	return float64(s.serverCPU.Microseconds()) / float64(s.queries)
+	return float64(d.Microseconds()) / float64(s.queries)
 }
 
 func total(ss []sample) sample {
