@@ -577,7 +577,7 @@ func startWorkers(ctx context.Context, wl Workload, conn Connector, opts Options
 		if err != nil {
 			return nil, err
 		}
-		workers[i] = &worker{id: i, w: w, stats: newWorkerStats(opts.Rate > 0, BlockingIO(opts.Threads))}
+		workers[i] = &worker{id: i, w: w, stats: newWorkerStats(opts.Rate > 0, opts.Threads <= denseHistogramThreads)}
 	}
 	parallel := opts.ConnectParallel
 	if parallel <= 0 {

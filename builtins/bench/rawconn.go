@@ -46,12 +46,18 @@ type blockingConn struct {
 const idleTimeout = time.Minute
 
 // BlockingIO says whether a run with this many threads uses blocking
-// sockets: up to 8 threads a core. Measured on 2 cores against MariaDB
-// (oltp_point_select, CPU per query): blocking 27 µs against the
-// netpoller's 46 at 4 threads and 24 against 27 at 16; even at 32; the
-// netpoller 33 against 43 at 64 and 36 against 76 at 1200 threads, where
-// a thread per connection means a context switch per answer.
-func BlockingIO(threads int) bool { return threads <= 8*runtime.NumCPU() }
+// sockets: up to 16 threads a core (runtime.NumCPU, which follows the
+// process's CPU affinity). Client CPU per query against MariaDB
+// (oltp_point_select, Debian's sysbench alongside), with client and server
+// sharing 2 cores: blocking 27 µs against the netpoller's 46 at 4 threads,
+// 24 against 27 at 16, even at 32 (25.7 against 25.8), the netpoller 22
+// against 28 at 64 and 36 against 76 at 1200 threads, where a thread per
+// connection means a context switch per answer. With the client on a core
+// of its own (taskset, the server on the other), as on a separate client
+// machine, blocking costs less further up: 34 µs against 50 at 16 threads
+// (sysbench 36), 37 against 50 at 32 (sysbench 39), 49 against 55 at 64
+// (sysbench 43).
+func BlockingIO(threads int) bool { return threads <= 16*runtime.NumCPU() }
 
 // ioMode says how a session's socket waits for the server.
 type ioMode int

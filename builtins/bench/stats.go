@@ -78,6 +78,10 @@ type recorder interface {
 	Reset()
 }
 
+// denseHistogramThreads is the most workers a run gives dense histograms:
+// at ~190 KB each (two under a rate), 256 of them take about 50 MB.
+const denseHistogramThreads = 256
+
 func newRecorder(dense bool) recorder {
 	if dense {
 		return NewHistogram()
