@@ -46,18 +46,19 @@ type blockingConn struct {
 const idleTimeout = time.Minute
 
 // BlockingIO says whether a run with this many threads uses blocking
-// sockets: up to 16 threads a core (runtime.NumCPU, which follows the
-// process's CPU affinity). Client CPU per query against MariaDB
-// (oltp_point_select, Debian's sysbench alongside), with client and server
-// sharing 2 cores: blocking 27 µs against the netpoller's 46 at 4 threads,
-// 24 against 27 at 16, even at 32 (25.7 against 25.8), the netpoller 22
-// against 28 at 64 and 36 against 76 at 1200 threads, where a thread per
-// connection means a context switch per answer. With the client on a core
-// of its own (taskset, the server on the other), as on a separate client
-// machine, blocking costs less further up: 34 µs against 50 at 16 threads
-// (sysbench 36), 37 against 50 at 32 (sysbench 39), 49 against 55 at 64
-// (sysbench 43).
-func BlockingIO(threads int) bool { return threads <= 16*runtime.NumCPU() }
+// sockets: up to 4 threads a core (runtime.NumCPU, which follows the
+// process's CPU affinity); above that the netpoller, read without the
+// runtime's system-call bookkeeping (pollerConn). Client CPU per query
+// against MariaDB (oltp_point_select, Debian's sysbench alongside), with
+// client and server sharing 2 cores: blocking 24-28 µs against the
+// netpoller's 33-34 at 4 threads, even at 8 (22-23 and 21-23), the
+// netpoller 19.5-24 against 22-28.5 at 16 (sysbench 19.5-26), 18.5-21
+// against 25-30 at 32, and 36 against 76 at 1200 threads, where a thread
+// per connection means a context switch per answer. On a client core of
+// its own (taskset, the server on the other), as on a separate client
+// machine, blocking stays somewhat cheaper further up: 32-36 µs against
+// 35-39 at 16 threads (sysbench 30-34), even at 32 (37 and 37-39).
+func BlockingIO(threads int) bool { return threads <= 4*runtime.NumCPU() }
 
 // ioMode says how a session's socket waits for the server.
 type ioMode int
@@ -252,21 +253,22 @@ func (c *blockingConn) again(err error, op string, opt int, deadline time.Time) 
 // skip the file layer read and write go through, and a send to a closed
 // peer fails (MSG_NOSIGNAL) instead of raising SIGPIPE.
 func (c *blockingConn) call(trap uintptr, p []byte) (int, error) {
-	var buf unsafe.Pointer
-	if len(p) > 0 {
-		buf = unsafe.Pointer(&p[0])
-	}
 	var flags uintptr
 	if trap == syscall.SYS_SENDTO {
 		flags = syscall.MSG_NOSIGNAL
 	}
-	var n uintptr
-	var errno syscall.Errno
 	if c.hidden {
-		n, _, errno = syscall.RawSyscall6(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)), flags, 0, 0)
-	} else {
-		n, _, errno = syscall.Syscall6(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)), flags, 0, 0)
+		n, errno := socketCall(trap, uintptr(c.fd), p, flags)
+		if errno != 0 {
+			return 0, errno
+		}
+		return n, nil
 	}
+	var buf unsafe.Pointer
+	if len(p) > 0 {
+		buf = unsafe.Pointer(&p[0])
+	}
+	n, _, errno := syscall.Syscall6(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)), flags, 0, 0)
 	if errno != 0 {
 		return 0, errno
 	}

@@ -15,7 +15,7 @@ import (
 // A worker blocked in read(2) on a blocking socket (few threads) or parked
 // in the netpoller (many) is woken when the run is cancelled.
 func TestCancelInterruptsABlockedQuery(t *testing.T) {
-	many := 16*runtime.NumCPU() + 1
+	many := 4*runtime.NumCPU() + 1
 	for _, threads := range []int{1, many} {
 		if bench.BlockingIO(threads) != (threads == 1) {
 			t.Fatalf("BlockingIO(%d) = %v", threads, bench.BlockingIO(threads))

@@ -80,6 +80,8 @@ func (c *SQLConnector) Connect(ctx context.Context) (Session, error) {
 			conn, err = dial(ctx, network, addr)
 		case network == "tcp" && mode != ioPoller:
 			conn, err = dialBlocking(ctx, network, addr, mode == ioDedicated)
+		case network == "tcp":
+			conn, err = dialPoller(ctx, network, addr)
 		default:
 			var d net.Dialer
 			conn, err = d.DialContext(ctx, network, addr)

@@ -3,6 +3,7 @@ package sysbench_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -48,12 +49,25 @@ func startRun(t *testing.T, m *sandbox.MariaDB, script string, o sysbench.Option
 }
 
 // The server is killed (SIGKILL) and restarted during a 20 s run at 8
-// threads: the run finishes, every thread reconnects, the lost statements
-// are counted by code, and the intervals show the outage.
+// threads (blocking sockets) and at more than bench.BlockingIO allows
+// (the netpoller): the run finishes, every thread reconnects, the lost
+// statements are counted by code, and the intervals show the outage.
 func TestServerKilledAndRestartedDuringARun(t *testing.T) {
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	many := 8
+	for bench.BlockingIO(many) {
+		many++
+	}
+	for _, threads := range []int{8, many} {
+		t.Run(fmt.Sprintf("threads=%d,blocking=%v", threads, bench.BlockingIO(threads)), func(t *testing.T) {
+			killAndRestart(t, m, threads)
+		})
+	}
+}
+
+func killAndRestart(t *testing.T, m *sandbox.MariaDB, threads int) {
 	o := sysbench.Defaults(sysbench.Profile1020)
-	o.Threads, o.Time, o.ReportInterval, o.TableSize = 8, 20, 1, 1000
+	o.Threads, o.Time, o.ReportInterval, o.TableSize = threads, 20, 1, 1000
 	done := startRun(t, m, "oltp_read_only", o)
 	time.Sleep(5 * time.Second)
 	killedAt := time.Now()
@@ -71,7 +85,7 @@ func TestServerKilledAndRestartedDuringARun(t *testing.T) {
 		t.Fatalf("the run failed: %v\n%s", r.err, r.out)
 	}
 	c := r.res.Counts
-	if c.Reconnects < 8 || r.res.ErrorCodes[bench.LostCode] < 8 || c.Events == 0 {
+	if c.Reconnects < int64(threads) || r.res.ErrorCodes[bench.LostCode] < int64(threads) || c.Events == 0 {
 		t.Fatalf("reconnects %d, errors by code %v, events %d", c.Reconnects, r.res.ErrorCodes, c.Events)
 	}
 	// The intervals on the run's clock, placed on the wall clock (the run
