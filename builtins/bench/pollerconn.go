@@ -29,14 +29,9 @@ type pollerConn struct {
 
 // dialPoller dials addr for a connection read through the poller.
 func dialPoller(ctx context.Context, network, addr string) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	tcp, ok := c.(*net.TCPConn)
-	if !ok {
-		return c, nil
+	tcp, c, err := dialTCP(ctx, network, addr)
+	if tcp == nil {
+		return c, err
 	}
 	raw, err := tcp.SyscallConn()
 	if err != nil {
@@ -97,6 +92,18 @@ func (c *pollerConn) opError(op string, err error) error {
 		err = oe.Err
 	}
 	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}
+
+// dialTCP dials addr; tcp is nil when the connection is not TCP (or the
+// dial failed), and conn and err are then what the dial gave.
+func dialTCP(ctx context.Context, network, addr string) (tcp *net.TCPConn, conn net.Conn, err error) {
+	var d net.Dialer
+	conn, err = d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	tcp, _ = conn.(*net.TCPConn)
+	return tcp, conn, nil
 }
 
 // socketCall makes one recvfrom or sendto call on p without telling the

@@ -150,14 +150,9 @@ func reserveProcs(n, spare int) (release func()) {
 // dialBlocking dials addr and returns the connection in blocking mode;
 // hidden makes its calls invisible to the scheduler (ioDedicated).
 func dialBlocking(ctx context.Context, network, addr string, hidden bool) (net.Conn, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	tcp, ok := c.(*net.TCPConn)
-	if !ok {
-		return c, nil
+	tcp, c, err := dialTCP(ctx, network, addr)
+	if tcp == nil {
+		return c, err
 	}
 	_ = tcp.SetNoDelay(true)
 	local, remote := tcp.LocalAddr(), tcp.RemoteAddr()
