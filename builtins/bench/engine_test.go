@@ -139,10 +139,11 @@ func (w *failingWorker) Event(ctx context.Context, s bench.Session) error {
 }
 
 func TestCancelStopsPromptly(t *testing.T) {
+	conn := connector(t) // may start the shared server: before the clock starts
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
-	res, err := bench.Run(ctx, &queryWorkload{query: "SELECT SLEEP(0.05)", isRead: true}, connector(t),
+	res, err := bench.Run(ctx, &queryWorkload{query: "SELECT SLEEP(0.05)", isRead: true}, conn,
 		bench.Options{Threads: 3, Time: time.Minute})
 	if err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ func TestPollerConn(t *testing.T) {
 	c, peer := dial()
 	// More than both socket buffers hold, and the peer starts reading
 	// late: Write must wait in the poller for room.
-	big := make([]byte, 32<<20)
+	big := make([]byte, 16<<20)
 	for i := range big {
 		big[i] = byte(i)
 	}
