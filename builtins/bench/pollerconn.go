@@ -48,7 +48,7 @@ func (c *pollerConn) Read(p []byte) (int, error) {
 	var n int
 	var errno syscall.Errno
 	err := c.raw.Read(func(fd uintptr) bool {
-		n, errno = socketCall(syscall.SYS_RECVFROM, fd, p, 0)
+		n, errno = socketCall(syscall.SYS_RECVFROM, fd, p, 0, false)
 		return errno != syscall.EAGAIN
 	})
 	switch {
@@ -68,7 +68,7 @@ func (c *pollerConn) Write(p []byte) (int, error) {
 	err := c.raw.Write(func(fd uintptr) bool {
 		for written < len(p) {
 			var n int
-			n, errno = socketCall(syscall.SYS_SENDTO, fd, p[written:], syscall.MSG_NOSIGNAL)
+			n, errno = socketCall(syscall.SYS_SENDTO, fd, p[written:], syscall.MSG_NOSIGNAL, false)
 			if errno != 0 {
 				return errno != syscall.EAGAIN
 			}
@@ -106,14 +106,19 @@ func dialTCP(ctx context.Context, network, addr string) (tcp *net.TCPConn, conn 
 	return tcp, conn, nil
 }
 
-// socketCall makes one recvfrom or sendto call on p without telling the
-// scheduler (see pollerConn and blockingConn).
-func socketCall(trap, fd uintptr, p []byte, flags uintptr) (int, syscall.Errno) {
+// socketCall makes one recvfrom or sendto call on p, through the
+// scheduler's system-call bookkeeping only when viaScheduler is set (a call
+// that may block while holding a P; see pollerConn and blockingConn).
+func socketCall(trap, fd uintptr, p []byte, flags uintptr, viaScheduler bool) (int, syscall.Errno) {
 	var buf unsafe.Pointer
 	if len(p) > 0 {
 		buf = unsafe.Pointer(&p[0])
 	}
-	n, _, errno := syscall.RawSyscall6(trap, fd, uintptr(buf), uintptr(len(p)), flags, 0, 0)
+	call := syscall.RawSyscall6
+	if viaScheduler {
+		call = syscall.Syscall6
+	}
+	n, _, errno := call(trap, fd, uintptr(buf), uintptr(len(p)), flags, 0, 0)
 	if errno != 0 {
 		return 0, errno
 	}

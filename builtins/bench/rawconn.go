@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
 // blockingConn is a TCP connection read and written with plain blocking
@@ -252,22 +251,11 @@ func (c *blockingConn) call(trap uintptr, p []byte) (int, error) {
 	if trap == syscall.SYS_SENDTO {
 		flags = syscall.MSG_NOSIGNAL
 	}
-	if c.hidden {
-		n, errno := socketCall(trap, uintptr(c.fd), p, flags)
-		if errno != 0 {
-			return 0, errno
-		}
-		return n, nil
-	}
-	var buf unsafe.Pointer
-	if len(p) > 0 {
-		buf = unsafe.Pointer(&p[0])
-	}
-	n, _, errno := syscall.Syscall6(trap, uintptr(c.fd), uintptr(buf), uintptr(len(p)), flags, 0, 0)
+	n, errno := socketCall(trap, uintptr(c.fd), p, flags, !c.hidden)
 	if errno != 0 {
 		return 0, errno
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // interrupted runs after a signal cut a call short, before it is made
