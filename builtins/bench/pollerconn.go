@@ -24,7 +24,8 @@ import (
 // syscall.RawConn, as in net.TCPConn.
 type pollerConn struct {
 	*net.TCPConn
-	raw syscall.RawConn
+	raw   syscall.RawConn
+	ahead readAhead
 }
 
 // dialPoller dials addr for a connection read through the poller.
@@ -38,17 +39,18 @@ func dialPoller(ctx context.Context, network, addr string) (net.Conn, error) {
 		tcp.Close()
 		return nil, err
 	}
-	return &pollerConn{TCPConn: tcp, raw: raw}, nil
+	return &pollerConn{TCPConn: tcp, raw: raw, ahead: readAhead{pooled: true}}, nil
 }
 
 func (c *pollerConn) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
+	if n := c.ahead.take(p); n > 0 || len(p) == 0 {
+		return n, nil
 	}
 	var n int
 	var errno syscall.Errno
 	err := c.raw.Read(func(fd uintptr) bool {
-		n, errno = socketCall(syscall.SYS_RECVFROM, fd, p, 0, false)
+		n, errno = socketCall(syscall.SYS_RECVFROM, fd, c.ahead.into(p), 0, false)
+		n = c.ahead.received(p, n)
 		return errno != syscall.EAGAIN
 	})
 	switch {

@@ -38,6 +38,7 @@ type blockingConn struct {
 	writeDeadline time.Time
 	once          sync.Once
 	closeErr      error
+	ahead         readAhead
 }
 
 // idleTimeout is the socket timeout when no deadline is set: a call that
@@ -198,18 +199,23 @@ func dupDescriptor(conn syscall.Conn) (int, error) {
 }
 
 func (c *blockingConn) Read(p []byte) (int, error) {
+	if n := c.ahead.take(p); n > 0 || len(p) == 0 {
+		return n, nil
+	}
 	for {
-		n, err := c.call(syscall.SYS_RECVFROM, p)
+		n, err := c.call(syscall.SYS_RECVFROM, c.ahead.into(p))
 		if err != nil {
+			c.ahead.received(p, 0)
 			if err := c.again(err, "read", syscall.SO_RCVTIMEO, c.readDeadline); err != nil {
 				return 0, err
 			}
 			continue
 		}
-		if n == 0 && len(p) > 0 {
+		if n == 0 {
+			c.ahead.received(p, 0)
 			return 0, io.EOF
 		}
-		return n, nil
+		return c.ahead.received(p, n), nil
 	}
 }
 
