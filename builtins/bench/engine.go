@@ -806,12 +806,12 @@ func (s *countingStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 	return n, wrapStatement(err, s.query)
 }
 
-func (s *countingStmt) Query(ctx context.Context, args ...any) (int64, error) {
-	n, err := s.st.Query(ctx, args...)
+func (s *countingStmt) Query(ctx context.Context, args ...any) error {
+	err := s.st.Query(ctx, args...)
 	if err == nil {
-		s.c.count(n, true)
+		s.c.count(0, true)
 	}
-	return n, wrapStatement(err, s.query)
+	return wrapStatement(err, s.query)
 }
 
 func (s *countingStmt) Close() error { return s.st.Close() }

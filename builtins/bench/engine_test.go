@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 )
@@ -40,8 +41,7 @@ func (w *queryWorker) Prepare(ctx context.Context, s bench.Session) (err error) 
 
 func (w *queryWorker) Event(ctx context.Context, s bench.Session) error {
 	if w.q.isRead {
-		_, err := w.st.Query(ctx)
-		return err
+		return w.st.Query(ctx)
 	}
 	_, err := w.st.Exec(ctx)
 	return err
@@ -136,6 +136,49 @@ func (w *failingWorker) Event(ctx context.Context, s bench.Session) error {
 	}
 	_, err := s.Query(ctx, "SELECT 1")
 	return err
+}
+
+// A prepared statement's Query reads its whole result (here ~200 KB) so
+// the session can go on, and reports an error the server sends after
+// some of the rows, in both prepared-statement modes.
+func TestStatementQueryReadsTheWholeResult(t *testing.T) {
+	const rows = "SELECT seq, REPEAT('x', 100) FROM seq_1_to_2000 WHERE seq >= ?"
+	// The subquery returns two rows at seq 1500: MariaDB has sent rows by then.
+	const failing = "SELECT seq, IF(seq = 1500, (SELECT 1 UNION SELECT 2), seq) FROM seq_1_to_2000 WHERE seq >= ?"
+	cfg := sandboxtest.Shared(t).Config()
+	for _, ps := range []bench.PSMode{bench.PSAuto, bench.PSDisable} {
+		t.Run(string(ps), func(t *testing.T) {
+			ctx := context.Background()
+			s, err := bench.NewSQLConnector(cfg, ps).Connect(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			st, err := s.Prepare(ctx, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad, err := s.Prepare(ctx, failing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 3; i++ {
+				if err := st.Query(ctx, 1); err != nil {
+					t.Fatalf("query %d: %v", i+1, err)
+				}
+				if n, err := s.Query(ctx, "SELECT 1 UNION SELECT 2"); n != 2 || err != nil {
+					t.Fatalf("after query %d the session read %d rows, %v; want 2", i+1, n, err)
+				}
+			}
+			var me *mysql.MySQLError
+			if err := bad.Query(ctx, 1); !errors.As(err, &me) || me.Number != 1242 {
+				t.Fatalf("a query failing after 1499 rows: %v; want error 1242", err)
+			}
+			if n, err := s.Query(ctx, "SELECT 1"); n != 1 || err != nil {
+				t.Fatalf("after the failed query the session read %d rows, %v", n, err)
+			}
+		})
+	}
 }
 
 func TestCancelStopsPromptly(t *testing.T) {

@@ -213,9 +213,9 @@ func (s *recordedStmt) Exec(_ context.Context, args ...any) (int64, error) {
 	s.r.add("exec", s.q, args)
 	return 1, nil
 }
-func (s *recordedStmt) Query(_ context.Context, args ...any) (int64, error) {
+func (s *recordedStmt) Query(_ context.Context, args ...any) error {
 	s.r.add("query", s.q, args)
-	return 1, nil
+	return nil
 }
 func (s *recordedStmt) Close() error { return nil }
 

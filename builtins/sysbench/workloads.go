@@ -135,8 +135,7 @@ var scripts = []*Script{
 			for i := range w.args {
 				w.args[i] = w.rng.Default(lo, hi)
 			}
-			_, err := w.single.Query(ctx, w.args...)
-			return err
+			return w.single.Query(ctx, w.args...)
 		}},
 	{Name: "select_random_ranges", Doc: "SELECT count(k) over OR'ed random k ranges on sbtest1", Prepare: PrepareOLTPSingle,
 		statements: func(*Options) []stmtKind { return nil }, trx: noTrx,
@@ -150,8 +149,7 @@ var scripts = []*Script{
 				v := w.rng.Default(lo, hi)
 				w.args[i], w.args[i+1] = v, v+w.o.Delta
 			}
-			_, err := w.single.Query(ctx, w.args...)
-			return err
+			return w.single.Query(ctx, w.args...)
 		}},
 	{Name: "bulk_insert", Doc: "multi-row INSERTs of (id, k) into one table per thread", Prepare: PrepareBulk,
 		statements: func(*Options) []stmtKind { return nil }, trx: noTrx,
@@ -348,7 +346,7 @@ func (w *oltpWorker) transaction(ctx context.Context, body func() error) error {
 func (w *oltpWorker) pointSelects(ctx context.Context, n int) error {
 	t := w.table()
 	for i := 0; i < n; i++ {
-		if _, err := w.stmts[t][pointSelect].Query(ctx, w.params(w.id64())...); err != nil {
+		if err := w.stmts[t][pointSelect].Query(ctx, w.params(w.id64())...); err != nil {
 			return err
 		}
 	}
@@ -359,7 +357,7 @@ func (w *oltpWorker) ranges(ctx context.Context, kind stmtKind, n int) error {
 	t := w.table()
 	for i := 0; i < n; i++ {
 		id := w.id64()
-		if _, err := w.stmts[t][kind].Query(ctx, w.params(id, id+w.o.RangeSize-1)...); err != nil {
+		if err := w.stmts[t][kind].Query(ctx, w.params(id, id+w.o.RangeSize-1)...); err != nil {
 			return err
 		}
 	}
