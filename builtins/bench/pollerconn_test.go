@@ -14,32 +14,12 @@ import (
 // deadline ends a read the peer never answers, Close from another
 // goroutine wakes a blocked read, and the peer's close reads as io.EOF.
 func TestPollerConn(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	peers := make(chan net.Conn, 3)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			peers <- c
-		}
-	}()
 	dial := func() (net.Conn, net.Conn) {
 		t.Helper()
-		c, err := dialPoller(context.Background(), "tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c, peer := loopbackPair(t, dialPollerTCP)
 		if _, ok := c.(*pollerConn); !ok {
 			t.Fatalf("dialPoller gave a %T", c)
 		}
-		peer := <-peers
-		t.Cleanup(func() { c.Close(); peer.Close() })
 		return c, peer
 	}
 
@@ -75,7 +55,7 @@ func TestPollerConn(t *testing.T) {
 	// The peer says nothing: the deadline ends the read.
 	c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 	start := time.Now()
-	_, err = c.Read(back)
+	_, err := c.Read(back)
 	if took := time.Since(start); !errors.Is(err, os.ErrDeadlineExceeded) || took < 150*time.Millisecond || took > 3*time.Second {
 		t.Fatalf("read with a 200 ms deadline: %v after %v", err, took)
 	}
@@ -98,4 +78,29 @@ func TestPollerConn(t *testing.T) {
 	if _, err := c2.Read(back); err != io.EOF {
 		t.Fatalf("read after the peer closed: %v, want io.EOF", err)
 	}
+}
+
+func dialPollerTCP(ctx context.Context, addr string) (net.Conn, error) {
+	return dialPoller(ctx, "tcp", addr)
+}
+
+// loopbackPair dials a listener on 127.0.0.1 with dial and returns the
+// connection and the accepted peer, both closed when the test ends.
+func loopbackPair(t *testing.T, dial func(ctx context.Context, addr string) (net.Conn, error)) (conn, peer net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	conn, err = dial(context.Background(), ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if peer, err = ln.Accept(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peer.Close() })
+	return conn, peer
 }

@@ -13,31 +13,15 @@ import (
 // buffer go straight to the caller, and the byte stream comes out
 // unchanged up to the peer's close. A pooled buffer goes back once read.
 func TestConnectionsReadAhead(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	dialers := map[string]func(ctx context.Context, addr string) (net.Conn, error){
 		"blocking": func(ctx context.Context, addr string) (net.Conn, error) {
 			return dialBlocking(ctx, "tcp", addr, false)
 		},
-		"poller": func(ctx context.Context, addr string) (net.Conn, error) {
-			return dialPoller(ctx, "tcp", addr)
-		},
+		"poller": dialPollerTCP,
 	}
 	for name, dial := range dialers {
 		t.Run(name, func(t *testing.T) {
-			c, err := dial(context.Background(), ln.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			peer, err := ln.Accept()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer peer.Close()
+			c, peer := loopbackPair(t, dial)
 			var ahead *readAhead
 			switch c := c.(type) {
 			case *blockingConn:
