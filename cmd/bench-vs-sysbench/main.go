@@ -133,9 +133,13 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 	fmt.Println("\"per server\" divides the client's CPU by the server's, which takes that common swing out (a client that")
 	fmt.Println("made the server slower would show it in the \"server\" and tps columns instead).")
 	fmt.Println()
-	fmt.Printf("%-20s %7s  %14s %14s %7s %11s  %10s %10s %7s  %8s %8s  %9s %9s  %10s\n", "workload", "threads", "sysbench µs/q", "starbench µs/q", "ratio", "pairs",
+	fmt.Println("\"95% CI\" is the confidence interval of the mean pair ratio (Student's t over the pairs): a point")
+	fmt.Println("whose interval holds 1.0 is even with sysbench within this run's noise.")
+	fmt.Println()
+	fmt.Printf("%-20s %7s  %14s %14s %7s %11s %11s  %10s %10s %7s  %8s %8s  %9s %9s  %10s\n", "workload", "threads", "sysbench µs/q", "starbench µs/q", "ratio", "pairs", "95% CI",
 		"sysbench tps", "starbench tps", "ratio", "start sb", "start st", "server sb", "server st", "per server")
 	worst, worstPerServer := 0.0, 0.0
+	var above, even []string // points whose interval lies above 1.0, or holds it
 	for _, wl := range strings.Split(workloads, ",") {
 		for _, ts := range strings.Split(threads, ",") {
 			t, _ := strconv.Atoi(ts)
@@ -174,19 +178,80 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 			worst = max(worst, cpuRatio)
 			perServer := (b.cpu.Seconds() / b.serverCPU.Seconds()) / (a.cpu.Seconds() / a.serverCPU.Seconds())
 			worstPerServer = max(worstPerServer, perServer)
+			pairs := make([]float64, len(sys))
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for r := range sys {
-				pair := sb[r].cpuPerQuery() / sys[r].cpuPerQuery()
-				lo, hi = min(lo, pair), max(hi, pair)
+				pairs[r] = sb[r].cpuPerQuery() / sys[r].cpuPerQuery()
+				lo, hi = min(lo, pairs[r]), max(hi, pairs[r])
 			}
-			fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f %11s  %10.1f %10.1f %7.2f  %8d %8d  %9.1f %9.1f  %10.2f\n", wl, t,
-				a.cpuPerQuery(), b.cpuPerQuery(), cpuRatio, fmt.Sprintf("%.2f-%.2f", lo, hi), a.tps/float64(rounds), b.tps/float64(rounds), b.tps/a.tps,
+			ci := "-"
+			if mean, half, ok := meanInterval(pairs); ok {
+				ci = fmt.Sprintf("%.2f-%.2f", mean-half, mean+half)
+				name := fmt.Sprintf("%s t%d", wl, t)
+				switch {
+				case mean-half > 1:
+					above = append(above, name)
+				case mean+half >= 1:
+					even = append(even, name)
+				}
+			}
+			fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f %11s %11s  %10.1f %10.1f %7.2f  %8d %8d  %9.1f %9.1f  %10.2f\n", wl, t,
+				a.cpuPerQuery(), b.cpuPerQuery(), cpuRatio, fmt.Sprintf("%.2f-%.2f", lo, hi), ci, a.tps/float64(rounds), b.tps/float64(rounds), b.tps/a.tps,
 				a.startup.Milliseconds()/int64(rounds), b.startup.Milliseconds()/int64(rounds), a.serverPerQuery(), b.serverPerQuery(), perServer)
 		}
 	}
 	fmt.Printf("\nworst CPU/query ratio starbench/sysbench: %.2f (must be <= 1.0, aim <= 0.9)\n", worst)
 	fmt.Printf("worst client-per-server-CPU ratio starbench/sysbench: %.2f\n", worstPerServer)
+	if rounds >= 2 {
+		fmt.Printf("95%% CI above 1.0 (costlier than sysbench beyond the noise): %s\n", listOrNone(above))
+		fmt.Printf("95%% CI holding 1.0 (even within the noise; more rounds narrow it): %s\n", listOrNone(even))
+	}
 	return nil
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// meanInterval returns the mean of xs and the half-width of its 95%
+// confidence interval (Student's t with len(xs)-1 degrees of freedom);
+// ok is false with fewer than two values.
+func meanInterval(xs []float64) (mean, half float64, ok bool) {
+	n := len(xs)
+	if n < 2 {
+		return 0, 0, false
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(n)
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(ss / float64(n-1))
+	return mean, studentT95(n-1) * sd / math.Sqrt(float64(n)), true
+}
+
+// studentT95 is the two-sided 95% quantile of Student's t distribution
+// with df degrees of freedom; between tabulated values and above 30 it
+// takes the next smaller df's, which is slightly wide, never narrow.
+func studentT95(df int) float64 {
+	table := []struct {
+		df int
+		t  float64
+	}{{1, 12.706}, {2, 4.303}, {3, 3.182}, {4, 2.776}, {5, 2.571}, {6, 2.447}, {7, 2.365}, {8, 2.306}, {9, 2.262},
+		{10, 2.228}, {12, 2.179}, {15, 2.131}, {20, 2.086}, {25, 2.060}, {30, 2.042}}
+	t := table[0].t
+	for _, e := range table {
+		if e.df <= df {
+			t = e.t
+		}
+	}
+	return t
 }
 
 // settle has the server write out its dirty pages before a point's runs.
