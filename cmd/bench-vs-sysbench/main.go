@@ -4,7 +4,8 @@
 // alternately (A B A B ...) with the same options, takes each client
 // process's CPU time (user + system, from the kernel's rusage) and its
 // query count, and prints CPU µs per query and tps, with the ratios
-// starbench / sysbench; tps is only comparable within one run. Where client
+// starbench / sysbench and a 95% confidence interval of the per-round CPU
+// ratios; tps is only comparable within one run. Where client
 // and server share the cores, both CPU costs per query swing with the
 // server's pace from run to run, so the server's CPU per query in each
 // tool's runs is shown too, and the client's CPU per server CPU, which
