@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +67,9 @@ func main() {
 }
 
 func run(runTime time.Duration, rounds int, workloads, threads string, tableSize, tables int, starbenchBin string) error {
+	if rounds < 1 {
+		return fmt.Errorf("-rounds must be at least 1, not %d", rounds)
+	}
 	sysbench, err := exec.LookPath("sysbench")
 	if err != nil {
 		return fmt.Errorf("sysbench is not installed (sudo apt-get install -y sysbench)")
@@ -180,11 +184,10 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 			perServer := (b.cpu.Seconds() / b.serverCPU.Seconds()) / (a.cpu.Seconds() / a.serverCPU.Seconds())
 			worstPerServer = max(worstPerServer, perServer)
 			pairs := make([]float64, len(sys))
-			lo, hi := math.Inf(1), math.Inf(-1)
 			for r := range sys {
 				pairs[r] = sb[r].cpuPerQuery() / sys[r].cpuPerQuery()
-				lo, hi = min(lo, pairs[r]), max(hi, pairs[r])
 			}
+			lo, hi := slices.Min(pairs), slices.Max(pairs)
 			ci := "-"
 			if mean, half, ok := meanInterval(pairs); ok {
 				ci = fmt.Sprintf("%.2f-%.2f", mean-half, mean+half)
