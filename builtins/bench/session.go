@@ -58,8 +58,10 @@ type Connector interface {
 
 // SQLConnector opens sessions with go-sql-driver/mysql, used at the driver
 // level (no database/sql pool in between), over blocking TCP sockets when
-// a run has few threads (see BlockingIO): the cheapest path per query we
-// measured (see cmd/bench-vs-sysbench).
+// a run has few threads (see BlockingIO); prepared statements then run on
+// the session's own binary-protocol path (see wireConn) where the
+// connection is plain. The cheapest path per query we measured (see
+// cmd/bench-vs-sysbench).
 type SQLConnector struct {
 	Config *mysql.Config
 	PS     PSMode
@@ -77,6 +79,7 @@ func (c *SQLConnector) Connect(ctx context.Context) (Session, error) {
 	// context (watching one per query costs more than the query), and
 	// Interrupt wakes a blocked read by shutting the socket down.
 	var raw net.Conn
+	var sniff *sniffConn
 	dial, mode := cfg.DialFunc, ioModeFor(ctx)
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (conn net.Conn, err error) {
 		switch {
@@ -91,7 +94,11 @@ func (c *SQLConnector) Connect(ctx context.Context) (Session, error) {
 			conn, err = d.DialContext(ctx, network, addr)
 		}
 		raw = conn
-		return conn, err
+		if err != nil {
+			return conn, err
+		}
+		sniff = &sniffConn{Conn: conn}
+		return sniff, nil
 	}
 	// Lost connections are returned as errors, counted and reported; the
 	// driver's own log lines would only interleave with the report.
@@ -104,7 +111,12 @@ func (c *SQLConnector) Connect(ctx context.Context) (Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &driverSession{conn: dc, raw: raw, ps: c.PS}, nil
+	s := &driverSession{conn: dc, raw: raw, ps: c.PS}
+	if c.PS != PSDisable && sniff != nil {
+		_, blocking := raw.(*blockingConn)
+		s.wire = newWireConn(sniff, cfg, blocking)
+	}
+	return s, nil
 }
 
 // Interrupter is a Session whose blocked I/O can be woken from another
@@ -113,10 +125,12 @@ type Interrupter interface {
 	Interrupt()
 }
 
-// driverSession is one go-sql-driver connection used directly.
+// driverSession is one go-sql-driver connection used directly, with its
+// prepared statements on wire when that is set.
 type driverSession struct {
 	conn   driver.Conn
 	raw    net.Conn
+	wire   *wireConn // prepared statements, when the connection allows
 	ps     PSMode
 	dest   []driver.Value
 	bound  context.Context // see BindContext
@@ -183,6 +197,13 @@ func (s *driverSession) Prepare(ctx context.Context, query string) (Stmt, error)
 		return &textStmt{s: s, query: query}, nil
 	}
 	defer s.watch(ctx)()
+	if s.wire != nil {
+		st, err := s.wire.prepare(query)
+		if err != nil {
+			return nil, ctxErr(ctx, err)
+		}
+		return &wireSessionStmt{s: s, st: st, args: make([]driver.Value, 0, st.params)}, nil
+	}
 	st, err := s.conn.(driver.ConnPrepareContext).PrepareContext(context.Background(), query)
 	if err != nil {
 		return nil, ctxErr(ctx, err)
@@ -255,22 +276,26 @@ type driverStmt struct {
 
 // bind converts args to the driver's values in a slice reused by every
 // call (the driver is done with it when the call returns).
-func (d *driverStmt) bind(args []any) ([]driver.Value, error) {
-	values := d.args[:0]
+func (d *driverStmt) bind(args []any) (values []driver.Value, err error) {
+	d.args, err = bindValues(d.args[:0], args)
+	return d.args, err
+}
+
+// bindValues appends args converted to the driver's value types to dst.
+func bindValues(dst []driver.Value, args []any) ([]driver.Value, error) {
 	for i, a := range args {
 		v, err := driverValue(a)
 		if err != nil {
-			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
+			return dst, fmt.Errorf("parameter %d: %w", i+1, err)
 		}
-		values = append(values, v)
+		dst = append(dst, v)
 	}
-	d.args = values
-	return values, nil
+	return dst, nil
 }
 
 func driverValue(a any) (driver.Value, error) {
 	switch a.(type) {
-	case nil, int64, float64, bool, []byte, string, time.Time:
+	case nil, int64, uint64, float64, bool, []byte, string, time.Time: // what both paths send as is
 		return a, nil
 	}
 	return driver.DefaultParameterConverter.ConvertValue(a)
@@ -308,6 +333,31 @@ func (d *driverStmt) Query(ctx context.Context, args ...any) error {
 }
 
 func (d *driverStmt) Close() error { return d.st.Close() }
+
+// wireSessionStmt is a statement prepared on the session's wireConn.
+type wireSessionStmt struct {
+	s    *driverSession
+	st   *wireStmt
+	args []driver.Value // reused by every call
+}
+
+func (w *wireSessionStmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	values, err := bindValues(w.args[:0], args)
+	w.args = values
+	if err != nil {
+		return 0, err
+	}
+	defer w.s.watch(ctx)()
+	n, err := w.st.execute(values)
+	return n, ctxErr(ctx, err)
+}
+
+func (w *wireSessionStmt) Query(ctx context.Context, args ...any) error {
+	_, err := w.Exec(ctx, args...)
+	return err
+}
+
+func (w *wireSessionStmt) Close() error { return w.st.close() }
 
 // textStmt emulates a prepared statement by writing the arguments into the
 // text, as sysbench does with --db-ps-mode=disable.
