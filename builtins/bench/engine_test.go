@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 )
 
@@ -115,6 +116,22 @@ func TestIgnoredAndFatalErrors(t *testing.T) {
 	res, err = bench.Run(context.Background(), &failingWorkload{}, connector(t), bench.Options{Threads: 2, Events: 20})
 	if !errors.Is(err, bench.ErrStopped) || !strings.Contains(err.Error(), "1146") || res == nil {
 		t.Fatalf("want ErrStopped with 1146, got %v (result %v)", err, res != nil)
+	}
+}
+
+// Threads that fail to start the same way are one line of the error,
+// which still carries the server's error code.
+func TestStartErrorsAreGroupedByMessage(t *testing.T) {
+	_, err := bench.Run(context.Background(), &queryWorkload{query: "SELEKT 1"}, connector(t), bench.Options{Threads: 8, Events: 8})
+	if err == nil {
+		t.Fatal("a statement that does not parse was prepared")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "threads 0-7: prepare statements: ") {
+		t.Errorf("want one line for threads 0-7, got:\n%v", err)
+	}
+	if code, ok := db.ErrorCode(err); !ok || code != 1064 {
+		t.Errorf("error code %d (%v), want 1064", code, ok)
 	}
 }
 

@@ -49,6 +49,7 @@ const (
 
 	wireBufferDirect = readAheadSize // reads bypass the socket's read-ahead
 	wireBufferSmall  = 4 << 10       // many connections: the read-ahead is pooled
+	wireKeptPacket   = 64 << 10      // larger packet buffers are not kept
 )
 
 // errWireState is returned when the server's answer does not fit the
@@ -160,6 +161,7 @@ func (c *wireConn) send() error {
 			return c.fail(err)
 		}
 	}
+	defer c.trim()
 	payload := len(c.out) - 4
 	if payload < maxPayload {
 		putHeader(c.out, payload, 0)
@@ -190,6 +192,14 @@ func (c *wireConn) send() error {
 	}
 	c.seq = seq
 	return nil
+}
+
+// trim lets go of a packet buffer a large statement grew, so that a
+// session does not keep it for the rest of the run.
+func (c *wireConn) trim() {
+	if cap(c.out) > wireKeptPacket {
+		c.out = make([]byte, 0, 256)
+	}
 }
 
 func putHeader(b []byte, n int, seq byte) {
