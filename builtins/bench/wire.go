@@ -20,9 +20,9 @@ import (
 // nor looks at column types, so a result is read packet by packet and
 // skipped. Per query that saves the driver's three allocations (result
 // header slices, the rows object), its column bookkeeping and its type
-// dispatch; it is used only on plain connections (no TLS, no compression),
-// and the driver keeps everything else (text statements, LOAD DATA,
-// transactions through statements, closing).
+// dispatch. It is used only on plain connections (no TLS, no compression);
+// the driver keeps everything else: connecting, text statements, LOAD DATA
+// and closing.
 
 // Protocol constants (MySQL client/server protocol, MariaDB extensions).
 const (
