@@ -248,6 +248,20 @@ func (c *wireConn) packet() (int, error) {
 	return n, nil
 }
 
+// nextPacket reads the next packet's header and makes the first k bytes
+// of its payload (all of it when shorter) available as p; an empty
+// payload, which no answer starts with or ends in, is out of step.
+func (c *wireConn) nextPacket(k int) (n int, p []byte, err error) {
+	if n, err = c.packet(); err != nil {
+		return 0, nil, err
+	}
+	if n == 0 {
+		return 0, nil, c.fail(errWireState)
+	}
+	p, err = c.peek(min(n, k))
+	return n, p, err
+}
+
 // peek makes the first n bytes of a packet's payload available as
 // c.in[c.r:c.r+n] (n is cut to the buffer's size).
 func (c *wireConn) peek(n int) ([]byte, error) {
@@ -380,16 +394,12 @@ func (c *wireConn) prepare(query string) (*wireStmt, error) {
 	if err := c.send(); err != nil {
 		return nil, err
 	}
-	n, err := c.packet()
-	if err != nil {
-		return nil, err
-	}
-	p, err := c.peek(n)
+	n, p, err := c.nextPacket(12)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case len(p) > 0 && p[0] == 0xff:
+	case p[0] == 0xff:
 		return nil, c.serverError(n)
 	case len(p) < 9 || p[0] != 0:
 		return nil, c.fail(errWireState)
@@ -536,19 +546,13 @@ func appendLengthEncoded(b []byte, n uint64) []byte {
 // server says more exist. It reports the affected rows of the last.
 func (c *wireConn) result() (int64, error) {
 	for {
-		n, err := c.packet()
-		if err != nil {
-			return 0, err
-		}
-		p, err := c.peek(min(n, 10))
+		n, p, err := c.nextPacket(10)
 		if err != nil {
 			return 0, err
 		}
 		var affected int64
 		var status uint16
 		switch {
-		case n == 0:
-			return 0, c.fail(errWireState)
 		case p[0] == 0xff:
 			return 0, c.serverError(n)
 		case p[0] == 0x00:
@@ -586,17 +590,11 @@ func (c *wireConn) resultSet(n int, p []byte) (uint16, error) {
 		}
 	}
 	for {
-		n, err := c.packet()
-		if err != nil {
-			return 0, err
-		}
-		p, err := c.peek(min(n, 1))
+		n, p, err := c.nextPacket(1)
 		if err != nil {
 			return 0, err
 		}
 		switch {
-		case n == 0:
-			return 0, c.fail(errWireState)
 		case p[0] == 0xff:
 			return 0, c.serverError(n)
 		case p[0] == 0xfe && n < maxPayload && c.deprecateEOF:
