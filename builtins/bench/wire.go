@@ -30,11 +30,13 @@ const (
 	comStmtExecute = 0x17
 	comStmtClose   = 0x19
 
-	capCompress     = 1 << 5
-	capSSL          = 1 << 11
-	capDeprecateEOF = 1 << 24
-	capMySQL        = 1      // CLIENT_LONG_PASSWORD: absent on MariaDB
-	capCacheMeta    = 1 << 4 // MariaDB's extended MARIADB_CLIENT_CACHE_METADATA
+	capCompress         = 1 << 5
+	capSSL              = 1 << 11
+	capDeprecateEOF     = 1 << 24
+	capOptionalMetadata = 1 << 25 // MySQL 8: a flag in every result set
+	capQueryAttributes  = 1 << 27 // MySQL 8: attributes in every execution
+	capMySQL            = 1       // CLIENT_LONG_PASSWORD: absent on MariaDB
+	capCacheMeta        = 1 << 4  // MariaDB's extended MARIADB_CLIENT_CACHE_METADATA
 
 	statusMoreResults = 0x0008
 
@@ -102,11 +104,17 @@ type wireConn struct {
 	broken error // set when the connection fell out of step
 }
 
+// wireUnusable are the capabilities under which a connection's bytes are
+// not the plain protocol wireConn speaks. go-sql-driver v1.10 never asks
+// for the last two; should a later one, they would change the formats of
+// executions and results.
+const wireUnusable = capSSL | capCompress | capOptionalMetadata | capQueryAttributes
+
 // newWireConn returns a wireConn for a connection whose handshake c saw, or
-// nil when its bytes are not plain protocol (TLS, compression).
+// nil when its bytes are not plain protocol (see wireUnusable).
 func newWireConn(c *sniffConn, cfg *mysql.Config, direct bool) *wireConn {
 	hs := c.hs
-	if !hs.seen || hs.capabilities&(capSSL|capCompress) != 0 {
+	if !hs.seen || hs.capabilities&wireUnusable != 0 {
 		return nil
 	}
 	size := wireBufferSmall
