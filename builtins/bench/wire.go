@@ -62,20 +62,22 @@ var errWireState = fmt.Errorf("%w: unexpected packet from the server", mysql.Err
 // capabilities the connection uses: the driver keeps only those the server
 // offers).
 type handshake struct {
-	seen              bool
+	written           bool // the driver has written its first packet
+	seen              bool // which was whole: capabilities and ext are known
 	capabilities, ext uint32
 }
 
 // sniffConn records the capabilities of the first packet the driver
 // writes (the handshake response or the TLS request) and otherwise passes
-// everything through.
+// everything through. A first write too short to hold them leaves them
+// unknown, and the connection to the driver alone.
 type sniffConn struct {
 	net.Conn
 	hs handshake
 }
 
 func (c *sniffConn) Write(p []byte) (int, error) {
-	if !c.hs.seen && len(p) >= 4+32 {
+	if !c.hs.written && len(p) >= 4+32 {
 		c.hs.seen = true
 		payload := p[4:]
 		c.hs.capabilities = binary.LittleEndian.Uint32(payload)
@@ -83,6 +85,7 @@ func (c *sniffConn) Write(p []byte) (int, error) {
 			c.hs.ext = binary.LittleEndian.Uint32(payload[28:])
 		}
 	}
+	c.hs.written = true
 	return c.Conn.Write(p)
 }
 
