@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -98,4 +99,84 @@ func errorKind(err error) string {
 		return se.Kind()
 	}
 	return ""
+}
+
+// joinThreadErrors joins the threads' errors (errs[i] is thread i's),
+// one line per distinct message naming the threads that had it: a server
+// limit that 1200 threads run into is one line, not 1200. Errors that
+// differ only in the statement that met them are one line too, without
+// the statements.
+func joinThreadErrors(errs []error) error {
+	type group struct {
+		err     error // the first, with its statement
+		full    string
+		threads []int
+		same    bool // every thread's message is err's
+	}
+	var keys []string
+	groups := map[string]*group{}
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		full, key := err.Error(), err.Error()
+		var se *StatementError
+		if errors.As(err, &se) {
+			key = strings.Replace(full, se.Error(), se.Err.Error(), 1)
+		}
+		g := groups[key]
+		if g == nil {
+			g = &group{err: err, full: full, same: true}
+			groups[key], keys = g, append(keys, key)
+		}
+		g.threads = append(g.threads, i)
+		g.same = g.same && full == g.full
+	}
+	joined := make([]error, len(keys))
+	for i, key := range keys {
+		g := groups[key]
+		if g.same {
+			joined[i] = fmt.Errorf("%s: %w", threadList(g.threads), g.err)
+		} else {
+			msg := fmt.Sprintf("%s: %s (in several statements)", threadList(g.threads), key)
+			joined[i] = &threadsError{msg: msg, err: g.err}
+		}
+	}
+	return errors.Join(joined...)
+}
+
+// threadsError is a grouped message that still unwraps to the first
+// thread's error (its code, whether the connection was lost).
+type threadsError struct {
+	msg string
+	err error
+}
+
+func (e *threadsError) Error() string { return e.msg }
+func (e *threadsError) Unwrap() error { return e.err }
+
+// threadList names ascending thread numbers compactly: "thread 3",
+// "threads 0-1199", "threads 1, 4-6"; past a few ranges it counts the rest.
+func threadList(ids []int) string {
+	if len(ids) == 1 {
+		return fmt.Sprintf("thread %d", ids[0])
+	}
+	const shown = 6
+	var ranges []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if len(ranges) == shown {
+			return fmt.Sprintf("threads %s and %d more", strings.Join(ranges, ", "), len(ids)-i)
+		}
+		if j == i {
+			ranges = append(ranges, strconv.Itoa(ids[i]))
+		} else {
+			ranges = append(ranges, fmt.Sprintf("%d-%d", ids[i], ids[j]))
+		}
+		i = j + 1
+	}
+	return "threads " + strings.Join(ranges, ", ")
 }
