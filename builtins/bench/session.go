@@ -202,13 +202,13 @@ func (s *driverSession) Prepare(ctx context.Context, query string) (Stmt, error)
 		if err != nil {
 			return nil, ctxErr(ctx, err)
 		}
-		return &wireSessionStmt{s: s, st: st, args: make([]driver.Value, 0, st.params)}, nil
+		return &wireSessionStmt{s: s, st: st, args: make(valueBuffer, 0, st.params)}, nil
 	}
 	st, err := s.conn.(driver.ConnPrepareContext).PrepareContext(context.Background(), query)
 	if err != nil {
 		return nil, ctxErr(ctx, err)
 	}
-	return &driverStmt{s: s, st: st, args: make([]driver.Value, 0, max(st.NumInput(), 0))}, nil
+	return &driverStmt{s: s, st: st, args: make(valueBuffer, 0, max(st.NumInput(), 0))}, nil
 }
 
 func (s *driverSession) Exec(ctx context.Context, query string) (int64, error) {
@@ -271,26 +271,26 @@ func ctxErr(ctx context.Context, err error) error {
 type driverStmt struct {
 	s    *driverSession
 	st   driver.Stmt
-	args []driver.Value // reused by every call
+	args valueBuffer
 }
 
-// bind converts args to the driver's values in a slice reused by every
-// call (the driver is done with it when the call returns).
-func (d *driverStmt) bind(args []any) (values []driver.Value, err error) {
-	d.args, err = bindValues(d.args[:0], args)
-	return d.args, err
-}
+// valueBuffer is a statement's arguments as the driver's value types, in
+// a slice reused by every call (the driver and the wire path are done with
+// it when the call returns).
+type valueBuffer []driver.Value
 
-// bindValues appends args converted to the driver's value types to dst.
-func bindValues(dst []driver.Value, args []any) ([]driver.Value, error) {
+// bind converts args into the buffer.
+func (b *valueBuffer) bind(args []any) ([]driver.Value, error) {
+	values := (*b)[:0]
 	for i, a := range args {
 		v, err := driverValue(a)
 		if err != nil {
-			return dst, fmt.Errorf("parameter %d: %w", i+1, err)
+			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
 		}
-		dst = append(dst, v)
+		values = append(values, v)
 	}
-	return dst, nil
+	*b = values
+	return values, nil
 }
 
 func driverValue(a any) (driver.Value, error) {
@@ -306,7 +306,7 @@ func driverValue(a any) (driver.Value, error) {
 // cost a closure and a copy of the arguments per call.
 
 func (d *driverStmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	values, err := d.bind(args)
+	values, err := d.args.bind(args)
 	if err != nil {
 		return 0, err
 	}
@@ -319,7 +319,7 @@ func (d *driverStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 }
 
 func (d *driverStmt) Query(ctx context.Context, args ...any) error {
-	values, err := d.bind(args)
+	values, err := d.args.bind(args)
 	if err != nil {
 		return err
 	}
@@ -338,12 +338,11 @@ func (d *driverStmt) Close() error { return d.st.Close() }
 type wireSessionStmt struct {
 	s    *driverSession
 	st   *wireStmt
-	args []driver.Value // reused by every call
+	args valueBuffer
 }
 
 func (w *wireSessionStmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	values, err := bindValues(w.args[:0], args)
-	w.args = values
+	values, err := w.args.bind(args)
 	if err != nil {
 		return 0, err
 	}
