@@ -1,7 +1,7 @@
 // Command bench-vs-sysbench measures starbench's workload engine against
 // Debian's sysbench on the same private MariaDB in the same run: for each
 // workload and thread count it runs sysbench and `starbench sysbench`
-// alternately (A B A B ...) with the same options, takes each client
+// alternately (A B, B A, ...) with the same options, takes each client
 // process's CPU time (user + system, from the kernel's rusage) and its
 // query count, and prints CPU µs per query and tps, with the ratios
 // starbench / sysbench and a 95% confidence interval of the per-round CPU
@@ -10,6 +10,18 @@
 // server's pace from run to run, so the server's CPU per query in each
 // tool's runs is shown too, and the client's CPU per server CPU, which
 // takes that swing out.
+//
+// Prepare is compared like with like: sysbench's INSERTs against
+// starbench's INSERTs (--load-method=insert), 4 threads each, wall time,
+// in the same alternating order after one untimed warm-up prepare (so
+// neither tool pays for the cold server). starbench's LOAD DATA LOCAL
+// INFILE loading (--load-method=load-data) is timed last in each round and
+// printed on a line of its own, with its ratio to sysbench's INSERTs.
+//
+// -rounds must be even (2, 4, ...): round r runs sysbench first when r is
+// even and starbench first when it is odd, so each tool goes first in
+// exactly half the rounds; an odd count is refused with exit status 2
+// rather than left unbalanced.
 //
 //	go run ./cmd/bench-vs-sysbench -time 10s -rounds 2
 package main
@@ -22,6 +34,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -35,6 +48,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
+	"github.com/starbench/starbench/builtins/report"
 	"github.com/starbench/starbench/builtins/sandbox"
 )
 
@@ -51,36 +65,174 @@ type sample struct {
 	tps       float64
 }
 
+// options are the command line's.
+type options struct {
+	runTime           time.Duration
+	rounds            int
+	workloads         []string
+	threads           []int
+	tableSize, tables int
+	starbench         string
+}
+
 func main() {
-	runTime := flag.Duration("time", 10*time.Second, "duration of each run")
-	rounds := flag.Int("rounds", 2, "A/B rounds per point")
-	workloads := flag.String("workloads", "oltp_point_select,oltp_read_write", "comma-separated workloads")
-	threads := flag.String("threads", "1,4,16", "comma-separated thread counts")
-	tableSize := flag.Int("table-size", 100000, "rows per table")
-	tables := flag.Int("tables", 4, "tables")
-	starbenchBin := flag.String("starbench", "", "starbench binary (default: build ./cmd/starbench)")
-	flag.Parse()
-	if err := run(*runTime, *rounds, *workloads, *threads, *tableSize, *tables, *starbenchBin); err != nil {
+	opts, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench-vs-sysbench:", err)
+		os.Exit(2)
+	}
+	if err := run(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-vs-sysbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(runTime time.Duration, rounds int, workloads, threads string, tableSize, tables int, starbenchBin string) error {
-	if rounds < 1 {
-		return fmt.Errorf("-rounds must be at least 1, not %d", rounds)
+// parseFlags reads and checks the command line; its errors are usage
+// errors (exit status 2). Help goes to stderr.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("bench-vs-sysbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: bench-vs-sysbench [flags]
+
+Runs sysbench and starbench alternately (A B, B A, ...) on a private MariaDB and prints
+client CPU per query, tps and their ratios; prepare is compared INSERT against INSERT
+in the same alternating order, and starbench's LOAD DATA is shown on a line of its own.
+-rounds must be even, so that each tool goes first in half the rounds: an odd count is
+refused (exit status 2).
+
+`)
+		fs.PrintDefaults()
 	}
+	var o options
+	var workloads, threads string
+	fs.DurationVar(&o.runTime, "time", 10*time.Second, "duration of each run (whole seconds)")
+	fs.IntVar(&o.rounds, "rounds", 2, "A/B rounds per point and for prepare; even, so each tool goes first in half of them")
+	fs.StringVar(&workloads, "workloads", "oltp_point_select,oltp_read_write", "comma-separated workloads")
+	fs.StringVar(&threads, "threads", "1,4,16", "comma-separated thread counts")
+	fs.IntVar(&o.tableSize, "table-size", 100000, "rows per table")
+	fs.IntVar(&o.tables, "tables", 4, "tables")
+	fs.StringVar(&o.starbench, "starbench", "", "starbench binary (default: build ./cmd/starbench)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := checkRounds(o.rounds); err != nil {
+		return o, err
+	}
+	if o.runTime < time.Second || o.runTime%time.Second != 0 {
+		return o, fmt.Errorf("-time must be a whole number of seconds, at least 1s, not %s", o.runTime)
+	}
+	if o.tables < 1 || o.tableSize < 1 {
+		return o, fmt.Errorf("-tables and -table-size must be at least 1")
+	}
+	for _, w := range strings.Split(workloads, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			o.workloads = append(o.workloads, w)
+		}
+	}
+	if len(o.workloads) == 0 {
+		return o, fmt.Errorf("-workloads names none")
+	}
+	for _, ts := range strings.Split(threads, ",") {
+		t, err := strconv.Atoi(strings.TrimSpace(ts))
+		if err != nil || t < 1 {
+			return o, fmt.Errorf("-threads: %q is not a thread count", ts)
+		}
+		o.threads = append(o.threads, t)
+	}
+	return o, nil
+}
+
+// checkRounds refuses round counts that cannot be balanced: with A B in
+// even rounds and B A in odd ones (sysbenchFirst), only an even count
+// lets each tool go first equally often.
+func checkRounds(rounds int) error {
+	if rounds < 2 || rounds%2 != 0 {
+		return fmt.Errorf("-rounds must be even and at least 2 (2, 4, 6, ...), not %d: rounds alternate A B and B A "+
+			"so that each tool goes first in half of them, which an odd count cannot do", rounds)
+	}
+	return nil
+}
+
+// sysbenchFirst reports whether sysbench runs before starbench in round r
+// (counted from 0): A B, B A, A B, ... Whatever the first run of a pair
+// leaves behind (server caches, purge, dirty pages) then favours neither
+// tool over an even number of rounds.
+func sysbenchFirst(r int) bool { return r%2 == 0 }
+
+// prepareKind is one of the prepares a round times.
+type prepareKind int
+
+const (
+	sysbenchInsert    prepareKind = iota // sysbench's multi-row INSERTs
+	starbenchInsert                      // starbench --load-method=insert: the same INSERTs
+	starbenchLoadData                    // starbench --load-method=load-data: LOAD DATA LOCAL INFILE
+)
+
+func (k prepareKind) String() string {
+	return [...]string{"sysbench INSERT", "starbench INSERT", "starbench LOAD DATA"}[k]
+}
+
+// prepareOrder is the order of round r's prepares: the like-for-like pair
+// (both tools sending INSERTs) A B or B A as sysbenchFirst says, then
+// starbench's LOAD DATA, which has no counterpart to alternate with and
+// never goes first.
+func prepareOrder(r int) []prepareKind {
+	if sysbenchFirst(r) {
+		return []prepareKind{sysbenchInsert, starbenchInsert, starbenchLoadData}
+	}
+	return []prepareKind{starbenchInsert, sysbenchInsert, starbenchLoadData}
+}
+
+// prepareLines formats the prepare figures: rows is what one prepare
+// loads, the durations are each kind's wall times by round, and loadData
+// is empty with noLoadData saying why when LOAD DATA was not measured.
+// Ratios are starbench's rows/s over sysbench's: above 1.0 starbench
+// loads faster.
+func prepareLines(rows float64, sys, sbInsert, loadData []time.Duration, noLoadData string) []string {
+	rate := func(ds []time.Duration) float64 {
+		var sum time.Duration
+		for _, d := range ds {
+			sum += d
+		}
+		return rows * float64(len(ds)) / sum.Seconds()
+	}
+	pairs := make([]float64, len(sys))
+	for r := range sys {
+		pairs[r] = sys[r].Seconds() / sbInsert[r].Seconds()
+	}
+	spread := fmt.Sprintf("pairs %.2f-%.2f", slices.Min(pairs), slices.Max(pairs))
+	if mean, half, ok := meanInterval(pairs); ok {
+		spread += fmt.Sprintf(", 95%% CI %.2f-%.2f", mean-half, mean+half)
+	}
+	lines := []string{fmt.Sprintf("prepare INSERT vs INSERT (4 threads, wall time, A B / B A): sysbench %.0f rows/s, "+
+		"starbench --load-method=insert %.0f rows/s, ratio %.2f (%s)", rate(sys), rate(sbInsert), rate(sbInsert)/rate(sys), spread)}
+	if len(loadData) == 0 {
+		return append(lines, "prepare LOAD DATA (starbench only): not measured: "+noLoadData)
+	}
+	return append(lines, fmt.Sprintf("prepare LOAD DATA (starbench only, --load-method=load-data, last in each round): "+
+		"%.0f rows/s, ratio to sysbench INSERT %.2f", rate(loadData), rate(loadData)/rate(sys)))
+}
+
+func run(o options) error {
 	sysbench, err := exec.LookPath("sysbench")
 	if err != nil {
 		return fmt.Errorf("sysbench is not installed (sudo apt-get install -y sysbench)")
 	}
+	work, err := os.MkdirTemp("", "bench-vs-sysbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	starbenchBin := o.starbench
 	if starbenchBin == "" {
-		dir, err := os.MkdirTemp("", "bench-vs-sysbench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		starbenchBin = filepath.Join(dir, "starbench")
+		starbenchBin = filepath.Join(work, "starbench")
 		build := exec.Command("go", "build", "-o", starbenchBin, "./cmd/starbench")
 		build.Stderr = os.Stderr
 		if err := build.Run(); err != nil {
@@ -95,27 +247,51 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 	defer m.Stop()
 	host, port, _ := strings.Cut(m.Config().Addr, ":")
 	conn := []string{"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + m.Password(), "--mysql-db=sbtest"}
-	common := []string{fmt.Sprintf("--tables=%d", tables), fmt.Sprintf("--table-size=%d", tableSize), "--rand-type=uniform"}
+	common := []string{fmt.Sprintf("--tables=%d", o.tables), fmt.Sprintf("--table-size=%d", o.tableSize), "--rand-type=uniform"}
 
 	fmt.Printf("MariaDB %s on 127.0.0.1, sysbench %s, %d tables x %d rows, %s per run, %d rounds (A B, B A, ...)\n",
-		m.Version, version(sysbench), tables, tableSize, runTime, rounds)
-	prep := append(append(append([]string{"oltp_read_write"}, conn...), common...), "--threads=4", "prepare")
+		m.Version, version(sysbench), o.tables, o.tableSize, o.runTime, o.rounds)
+	prep := append(append(append([]string{"oltp_read_write"}, conn...), common...), "--threads=4")
 	cleanup := append(append(append([]string{"oltp_read_write"}, conn...), common...), "cleanup")
-	var sysPrepare, sbPrepare time.Duration
-	for r := 0; r < rounds; r++ {
-		for _, c := range []struct {
-			bin  string
-			args []string
-			took *time.Duration
-		}{{sysbench, prep, &sysPrepare}, {starbenchBin, append([]string{"sysbench"}, prep...), &sbPrepare}} {
-			if out, err := exec.Command(sysbench, cleanup...).CombinedOutput(); err != nil {
-				return fmt.Errorf("cleanup: %v\n%s", err, out)
+	commands := map[prepareKind][]string{
+		sysbenchInsert:    append(append([]string{sysbench}, prep...), "prepare"),
+		starbenchInsert:   append(append([]string{starbenchBin, "sysbench"}, prep...), "--load-method=insert", "prepare"),
+		starbenchLoadData: append(append([]string{starbenchBin, "sysbench"}, prep...), "--load-method=load-data", "prepare"),
+	}
+	prepare := func(k prepareKind) (time.Duration, error) {
+		if out, err := exec.Command(sysbench, cleanup...).CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("cleanup: %v\n%s", err, out)
+		}
+		start := time.Now()
+		if out, err := exec.Command(commands[k][0], commands[k][1:]...).CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("%s prepare: %v\n%s", k, err, out)
+		}
+		return time.Since(start), nil
+	}
+	// An untimed prepare first: the server's first load (files, buffer
+	// pool, the client binary's pages) is charged to no one.
+	if _, err := prepare(sysbenchInsert); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	took := map[prepareKind][]time.Duration{}
+	noLoadData := ""
+	for r := 0; r < o.rounds; r++ {
+		for _, k := range prepareOrder(r) {
+			if k == starbenchLoadData && noLoadData != "" {
+				continue
 			}
-			start := time.Now()
-			if out, err := exec.Command(c.bin, c.args...).CombinedOutput(); err != nil {
-				return fmt.Errorf("%s prepare: %v\n%s", c.bin, err, out)
+			d, err := prepare(k)
+			if err != nil && k == starbenchLoadData && r == 0 {
+				// The server refuses LOAD DATA LOCAL: the INSERT
+				// comparison stands without it, and the next
+				// round's prepares replace the partial tables.
+				noLoadData = strings.SplitN(err.Error(), "\n", 2)[0]
+				continue
 			}
-			*c.took += time.Since(start)
+			if err != nil {
+				return err
+			}
+			took[k] = append(took[k], d)
 		}
 	}
 	db, err := sql.Open("mysql", m.DSN())
@@ -123,9 +299,12 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 		return err
 	}
 	defer db.Close()
-	rows := float64(tables*tableSize) * float64(rounds)
-	fmt.Printf("prepare (4 threads, wall time): sysbench %.0f rows/s, starbench %.0f rows/s (ratio %.2f)\n\n",
-		rows/sysPrepare.Seconds(), rows/sbPrepare.Seconds(), sysPrepare.Seconds()/sbPrepare.Seconds())
+	for _, l := range prepareLines(float64(o.tables*o.tableSize), took[sysbenchInsert], took[starbenchInsert], took[starbenchLoadData], noLoadData) {
+		fmt.Println(l)
+	}
+	fmt.Println("(prepare ratios are starbench rows/s over sysbench's: above 1.0 starbench loads faster; one untimed prepare")
+	fmt.Println("warmed the server first, and each prepare starts from dropped tables)")
+	fmt.Println()
 
 	fmt.Println("Before each point the server writes out its dirty pages (innodb_max_dirty_pages_pct = 0 until none are left).")
 	fmt.Println("CPU per query counts the client's user + system time from \"Threads started!\" to its exit;")
@@ -145,29 +324,26 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 		"sysbench tps", "starbench tps", "ratio", "start sb", "start st", "server sb", "server st", "per server")
 	worst, worstPerServer := 0.0, 0.0
 	var above, even []string // points whose interval lies above 1.0, or holds it
-	for _, wl := range strings.Split(workloads, ",") {
-		for _, ts := range strings.Split(threads, ",") {
-			t, _ := strconv.Atoi(ts)
+	for _, wl := range o.workloads {
+		for _, t := range o.threads {
 			args := append(append(append([]string{wl}, conn...), common...),
-				fmt.Sprintf("--threads=%d", t), fmt.Sprintf("--time=%d", int(runTime.Seconds())), "run")
+				fmt.Sprintf("--threads=%d", t), fmt.Sprintf("--time=%d", int(o.runTime.Seconds())), "run")
 			if err := settle(ctx, db); err != nil {
 				return err
 			}
 			var sys, sb []sample
-			for r := 0; r < rounds; r++ {
+			for r := 0; r < o.rounds; r++ {
 				type tool struct {
 					name, bin string
 					args      []string
 					samples   *[]sample
 				}
-				out := filepath.Join(os.TempDir(), fmt.Sprintf("bvs-%d-%s-%d-%d", os.Getpid(), wl, t, r))
+				out := filepath.Join(work, fmt.Sprintf("%s-t%d-r%d", wl, t, r))
 				pair := []tool{
 					{"sysbench", sysbench, args, &sys},
 					{"starbench", starbenchBin, append([]string{"sysbench", "--out", out}, args...), &sb},
 				}
-				// A B, then B A: whatever the first run of a pair leaves
-				// behind (server caches, purge) favours neither tool.
-				if r%2 == 1 {
+				if !sysbenchFirst(r) {
 					pair[0], pair[1] = pair[1], pair[0]
 				}
 				for _, tl := range pair {
@@ -200,16 +376,14 @@ func run(runTime time.Duration, rounds int, workloads, threads string, tableSize
 				}
 			}
 			fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f %11s %11s  %10.1f %10.1f %7.2f  %8d %8d  %9.1f %9.1f  %10.2f\n", wl, t,
-				a.cpuPerQuery(), b.cpuPerQuery(), cpuRatio, fmt.Sprintf("%.2f-%.2f", lo, hi), ci, a.tps/float64(rounds), b.tps/float64(rounds), b.tps/a.tps,
-				a.startup.Milliseconds()/int64(rounds), b.startup.Milliseconds()/int64(rounds), a.serverPerQuery(), b.serverPerQuery(), perServer)
+				a.cpuPerQuery(), b.cpuPerQuery(), cpuRatio, fmt.Sprintf("%.2f-%.2f", lo, hi), ci, a.tps/float64(o.rounds), b.tps/float64(o.rounds), b.tps/a.tps,
+				a.startup.Milliseconds()/int64(o.rounds), b.startup.Milliseconds()/int64(o.rounds), a.serverPerQuery(), b.serverPerQuery(), perServer)
 		}
 	}
 	fmt.Printf("\nworst CPU/query ratio starbench/sysbench: %.2f (must be <= 1.0, aim <= 0.9)\n", worst)
 	fmt.Printf("worst client-per-server-CPU ratio starbench/sysbench: %.2f\n", worstPerServer)
-	if rounds >= 2 {
-		fmt.Printf("95%% CI above 1.0 (costlier than sysbench beyond the noise): %s\n", listOrNone(above))
-		fmt.Printf("95%% CI holding 1.0 (even within the noise; more rounds narrow it): %s\n", listOrNone(even))
-	}
+	fmt.Printf("95%% CI above 1.0 (costlier than sysbench beyond the noise): %s\n", listOrNone(above))
+	fmt.Printf("95%% CI holding 1.0 (even within the noise; more rounds narrow it): %s\n", listOrNone(even))
 	return nil
 }
 
@@ -237,25 +411,7 @@ func meanInterval(xs []float64) (mean, half float64, ok bool) {
 		ss += (x - mean) * (x - mean)
 	}
 	sd := math.Sqrt(ss / float64(n-1))
-	return mean, studentT95(n-1) * sd / math.Sqrt(float64(n)), true
-}
-
-// studentT95 is the two-sided 95% quantile of Student's t distribution
-// with df degrees of freedom; between tabulated values and above 30 it
-// takes the next smaller df's, which is slightly wide, never narrow.
-func studentT95(df int) float64 {
-	table := []struct {
-		df int
-		t  float64
-	}{{1, 12.706}, {2, 4.303}, {3, 3.182}, {4, 2.776}, {5, 2.571}, {6, 2.447}, {7, 2.365}, {8, 2.306}, {9, 2.262},
-		{10, 2.228}, {12, 2.179}, {15, 2.131}, {20, 2.086}, {25, 2.060}, {30, 2.042}}
-	t := table[0].t
-	for _, e := range table {
-		if e.df <= df {
-			t = e.t
-		}
-	}
-	return t
+	return mean, report.TQuantile(0.975, float64(n-1)) * sd / math.Sqrt(float64(n)), true
 }
 
 // settle has the server write out its dirty pages before a point's runs.
