@@ -65,6 +65,10 @@ type Connector interface {
 type SQLConnector struct {
 	Config *mysql.Config
 	PS     PSMode
+	// Init runs on every new session, before it is handed out (and again
+	// on each reconnect): the session settings of the handle a workload
+	// runs for.
+	Init []string
 }
 
 // NewSQLConnector makes a connector for a go-sql-driver configuration.
@@ -116,8 +120,18 @@ func (c *SQLConnector) Connect(ctx context.Context) (Session, error) {
 		_, blocking := raw.(*blockingConn)
 		s.wire = newWireConn(sniff, cfg, blocking)
 	}
+	for _, q := range c.Init {
+		if _, err := s.Exec(ctx, q); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("session setting %q: %w", q, err)
+		}
+	}
 	return s, nil
 }
+
+// Database is the database the connector's sessions start in ("" for
+// none), for messages that must name the schema they act on.
+func (c *SQLConnector) Database() string { return c.Config.DBName }
 
 // Interrupter is a Session whose blocked I/O can be woken from another
 // goroutine (it then fails).
@@ -469,6 +483,17 @@ func appendLiteral(b *strings.Builder, v any) error {
 type RoundRobin struct {
 	Connectors []Connector
 	next       atomic.Uint64
+}
+
+// Database is the first connector's database (see SQLConnector.Database),
+// "" when it does not say.
+func (r *RoundRobin) Database() string {
+	if len(r.Connectors) > 0 {
+		if d, ok := r.Connectors[0].(interface{ Database() string }); ok {
+			return d.Database()
+		}
+	}
+	return ""
 }
 
 // Connect opens a session on the next connector.

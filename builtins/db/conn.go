@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -17,31 +18,94 @@ import (
 
 // Conn is a connection pool with one pinned session. Exec and Query run on
 // the pinned session, so SET SESSION and USE apply to the statements after
-// them; Analyze uses extra pool connections in parallel.
+// them. The pool's other connections (Analyze, PoolExec, PoolQuery) start
+// in the session's current database with its settings (see Session), and
+// so do connections others open from Session: what a plan does on a
+// handle holds for everything done on the handle's behalf.
 type Conn struct {
 	cfg     *mysql.Config
 	pool    *sql.DB
 	session *sql.Conn
+	state   Session
 	mu      sync.Mutex
 }
 
-// Open connects to the server and pins a session.
+// poolIdle is how many idle connections the pool keeps (database/sql's
+// default).
+const poolIdle = 2
+
+// Open connects to the server and pins a session in cfg's database.
 func Open(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
+	return OpenSession(ctx, cfg, Session{Database: cfg.DBName})
+}
+
+// OpenSession connects to the server and pins a session that starts as
+// state says: in its database, with its settings applied (a handle opened
+// again by a resumed run).
+func OpenSession(ctx context.Context, cfg *mysql.Config, state Session) (*Conn, error) {
+	c := &Conn{cfg: cfg, state: state.Clone()}
+	c.pool = sql.OpenDB(&sessionConnector{conn: c})
+	c.pool.SetMaxIdleConns(poolIdle)
+	session, err := c.pool.Conn(ctx)
+	if err != nil {
+		c.pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", Redacted(cfg), err)
+	}
+	c.session = session
+	return c, nil
+}
+
+// sessionConnector opens the pool's connections in the session's current
+// state.
+type sessionConnector struct{ conn *Conn }
+
+func (sc *sessionConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	state := sc.conn.Session()
+	cfg := sc.conn.cfg.Clone()
+	cfg.DBName = state.Database
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err
 	}
-	pool := sql.OpenDB(connector)
-	session, err := pool.Conn(ctx)
+	dc, err := connector.Connect(ctx)
 	if err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("connect to %s: %w", Redacted(cfg), err)
+		return nil, err
 	}
-	return &Conn{cfg: cfg, pool: pool, session: session}, nil
+	for _, q := range state.Settings {
+		if _, err := dc.(driver.ExecerContext).ExecContext(ctx, q, nil); err != nil {
+			dc.Close()
+			return nil, statementError(err, q)
+		}
+	}
+	return dc, nil
 }
+
+func (sc *sessionConnector) Driver() driver.Driver { return &mysql.MySQLDriver{} }
 
 // Config returns the connection's configuration.
 func (c *Conn) Config() *mysql.Config { return c.cfg }
+
+// Session returns the session's current database and settings, which
+// connections opened on its behalf start with.
+func (c *Conn) Session() Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state.Clone()
+}
+
+// noteSession records a statement that ran on the session. When it changed
+// the database or a setting, idle pool connections (opened in the old
+// state) are let go.
+func (c *Conn) noteSession(query string) {
+	c.mu.Lock()
+	changed := c.state.Note(query)
+	pool := c.pool
+	c.mu.Unlock()
+	if changed && pool != nil {
+		pool.SetMaxIdleConns(0)
+		pool.SetMaxIdleConns(poolIdle)
+	}
+}
 
 // Close ends the session and the pool.
 func (c *Conn) Close() error {
@@ -80,6 +144,7 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (ExecResult,
 	if err != nil {
 		return ExecResult{}, statementError(err, query)
 	}
+	c.noteSession(query)
 	return execResult(res), nil
 }
 
@@ -104,7 +169,11 @@ func (c *Conn) Query(ctx context.Context, query string, args ...any) (*ResultSet
 	if err != nil {
 		return nil, err
 	}
-	return queryOn(ctx, s, query, args...)
+	rs, err := queryOn(ctx, s, query, args...)
+	if err == nil {
+		c.noteSession(query)
+	}
+	return rs, err
 }
 
 type querier interface {
@@ -249,7 +318,7 @@ func (c *Conn) Variables(ctx context.Context, like string) (map[string]string, e
 	vars := make(map[string]string, len(rs.Rows))
 	for _, row := range rs.Rows {
 		if len(row) >= 2 {
-			vars[fmt.Sprint(row[0])] = valueText(row[1])
+			vars[fmt.Sprint(row[0])] = fmt.Sprint(row[1])
 		}
 	}
 	return vars, nil

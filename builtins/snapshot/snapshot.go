@@ -169,7 +169,7 @@ func Take(ctx context.Context, conn *db.Conn, schema, store string, o Options) (
 	}
 	for _, q := range []string{"DROP DATABASE IF EXISTS " + db.QuoteIdent(store), "CREATE DATABASE " + db.QuoteIdent(store)} {
 		if _, err := conn.PoolExec(ctx, q); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("snapshot %s: make the snapshot schema %s anew: %w", schema, store, err)
 		}
 	}
 	err = forEach(len(list), o.parallel(), func(i int) error {
@@ -201,6 +201,7 @@ func Take(ctx context.Context, conn *db.Conn, schema, store string, o Options) (
 
 // Result says what Restore did.
 type Result struct {
+	Schema   string   `json:"schema"` // the schema restored
 	Restored []string `json:"restored"`
 	Dropped  []string `json:"dropped,omitempty"` // tables made after the snapshot
 	Seconds  float64  `json:"seconds"`
@@ -211,7 +212,7 @@ type Result struct {
 // and every restored table's checksum must equal the recorded one.
 func Restore(ctx context.Context, conn *db.Conn, snap *Snapshot, o Options) (*Result, error) {
 	start := time.Now()
-	res := &Result{}
+	res := &Result{Schema: snap.Schema}
 	current, err := tables(ctx, conn, snap.Schema)
 	if err != nil {
 		return nil, err
@@ -223,7 +224,7 @@ func Restore(ctx context.Context, conn *db.Conn, snap *Snapshot, o Options) (*Re
 	for _, t := range current {
 		if !saved[t.Name] {
 			if _, err := conn.PoolExec(ctx, "DROP TABLE "+db.QuoteIdent(snap.Schema)+"."+db.QuoteIdent(t.Name)); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("restore %s: drop %s.%s, made after the snapshot: %w", snap.Schema, snap.Schema, t.Name, err)
 			}
 			res.Dropped = append(res.Dropped, t.Name)
 		}

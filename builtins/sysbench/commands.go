@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -49,6 +50,7 @@ func tablesOf(script *Script, o *Options) []int {
 
 // PrepareResult says what prepare did.
 type PrepareResult struct {
+	Schema   string   `json:"schema,omitempty"` // the database the tables are in
 	Tables   []string `json:"tables"`
 	Reused   []string `json:"reused,omitempty"`
 	Rows     int64    `json:"rows"`
@@ -62,6 +64,9 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	if err := mode.validate(); err != nil {
 		return nil, err
 	}
+	if err := checkSingleTable(script, o); err != nil {
+		return nil, err
+	}
 	ifExists := mode.IfExists
 	tables := tablesOf(script, o)
 	admin, err := conn.Connect(ctx)
@@ -73,12 +78,13 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	if err != nil {
 		return nil, err
 	}
-	res := &PrepareResult{}
+	schema := SchemaOf(conn)
+	res := &PrepareResult{Schema: schema}
 	skip := map[int]bool{}
 	if len(existing) > 0 {
 		switch ifExists {
 		case IfExistsError:
-			return nil, fmt.Errorf("tables already exist: %s (drop them with cleanup, or prepare with if_exists=drop or reuse; on the command line --if-exists=drop)", strings.Join(names(existing), ", "))
+			return nil, fmt.Errorf("tables already exist: %s (drop them with cleanup, or prepare with if_exists=drop or reuse; on the command line --if-exists=drop)", strings.Join(qualifiedNames(schema, existing), ", "))
 		case IfExistsReuse:
 			for _, n := range existing {
 				skip[n] = true
@@ -106,9 +112,10 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 			if skip[n] {
 				continue
 			}
-			if ifExists == IfExistsDrop {
+			if ifExists == IfExistsDrop && slices.Contains(existing, n) {
+				w.printf("Dropping table '%s' (if_exists=drop)...\n", Qualified(schema, TableName(n)))
 				if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
-					return err
+					return fmt.Errorf("drop %s: %w", Qualified(schema, TableName(n)), err)
 				}
 			}
 			loaded, err := prepareTable(ctx, s, script, o, n, rng, w, l)
@@ -137,12 +144,30 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	return res, nil
 }
 
-func names(tables []int) []string {
+func qualifiedNames(schema string, tables []int) []string {
 	out := make([]string, len(tables))
 	for i, n := range tables {
-		out[i] = TableName(n)
+		out[i] = Qualified(schema, TableName(n))
 	}
 	return out
+}
+
+// SchemaOf is the database conn's sessions start in, when the connector
+// says (bench.SQLConnector and RoundRobin do), for messages that must name
+// the schema they act on.
+func SchemaOf(conn bench.Connector) string {
+	if d, ok := conn.(interface{ Database() string }); ok {
+		return d.Database()
+	}
+	return ""
+}
+
+// Qualified is schema.table, or table when the schema is not known.
+func Qualified(schema, table string) string {
+	if schema == "" {
+		return table
+	}
+	return schema + "." + table
 }
 
 // existingTables returns which of the tables exist in the current database.
@@ -200,18 +225,24 @@ func prepareTable(ctx context.Context, s bench.Session, script *Script, o *Optio
 	return size, nil
 }
 
-// Cleanup drops the script's tables.
+// Cleanup drops the script's tables from the database conn's sessions
+// start in, naming it in every line it prints.
 func Cleanup(ctx context.Context, conn bench.Connector, script *Script, o *Options, out io.Writer) ([]string, error) {
+	if err := checkSingleTable(script, o); err != nil {
+		return nil, err
+	}
 	s, err := conn.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
+	schema := SchemaOf(conn)
 	var dropped []string
 	for _, n := range tablesOf(script, o) {
-		fmt.Fprintf(out, "Dropping table 'sbtest%d'...\n", n)
+		name := Qualified(schema, TableName(n))
+		fmt.Fprintf(out, "Dropping table '%s'...\n", name)
 		if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
-			return dropped, err
+			return dropped, fmt.Errorf("drop %s: %w", name, err)
 		}
 		dropped = append(dropped, TableName(n))
 	}

@@ -357,7 +357,7 @@ func TestSysbenchCommandLines(t *testing.T) {
 	r := starbench(t, nil, args("--db-driver=mysql", "/usr/share/sysbench/oltp_read_write.lua", "--tables=2", "--table-size=500", "--threads=2", "prepare")...)
 	expect(t, r, 0, "Creating table 'sbtest1'...", "Inserting 500 records into 'sbtest2'", "Creating a secondary index on 'sbtest2'...")
 	r = starbench(t, nil, args("oltp_read_write", "--tables=2", "--table-size=500", "prepare")...)
-	expect(t, r, 1, "tables already exist: sbtest1, sbtest2")
+	expect(t, r, 1, "tables already exist: sbtest.sbtest1, sbtest.sbtest2")
 	r = starbench(t, nil, args("oltp_read_write", "--tables=2", "--table-size=500", "--threads=2", "prewarm")...)
 	expect(t, r, 0, "Initializing worker threads...", "Prewarming table sbtest1", "Prewarming table sbtest2")
 
@@ -382,7 +382,7 @@ func TestSysbenchCommandLines(t *testing.T) {
 	}
 
 	r = starbench(t, nil, args("oltp_read_write", "--tables=2", "cleanup")...)
-	expect(t, r, 0, "Dropping table 'sbtest1'...", "Dropping table 'sbtest2'...")
+	expect(t, r, 0, "Dropping table 'sbtest.sbtest1'...", "Dropping table 'sbtest.sbtest2'...")
 
 	for _, bad := range [][]string{{"oltp_read_write", "run", "--threads=0"}, {"oltp_read_write", "run", "--rand-type=foo"},
 		{"oltp_read_write", "run", "--tables=-1"}, {"oltp_read_write", "run", "--foo=1"}, {"oltp_nothing", "run"}} {
@@ -425,7 +425,7 @@ func TestSysbenchLegacyScripts(t *testing.T) {
 		!strings.Contains(fmt.Sprint(ddl.Rows[0][1]), "MAX_ROWS=1000000") {
 		t.Errorf("legacy schema: %v %v", ddl, err)
 	}
-	expect(t, starbench(t, nil, legacy("insert.lua", "cleanup")...), 0, "Dropping table 'sbtest1'...", "Dropping table 'sbtest2'...")
+	expect(t, starbench(t, nil, legacy("insert.lua", "cleanup")...), 0, "Dropping table 'sbtest.sbtest1'...", "Dropping table 'sbtest.sbtest2'...")
 	expect(t, starbench(t, nil, legacy("bulk_insert.lua", "--threads=2", "prepare")...), 0, "Creating table 'sbtest0'...", "Creating table 'sbtest1'...")
 	expect(t, starbench(t, nil, legacy("bulk_insert.lua", "--threads=2", "--events=1000", "--time=0", "--out", outDir(t), "run")...), 0,
 		"transactions:                        1000 ")
@@ -434,7 +434,7 @@ func TestSysbenchLegacyScripts(t *testing.T) {
 	if err != nil || rs.Rows[0][0] != int64(1000) {
 		t.Errorf("bulk_insert rows in sbtest0 and sbtest1: %v %v", rs, err)
 	}
-	expect(t, starbench(t, nil, legacy("bulk_insert.lua", "--threads=2", "cleanup")...), 0, "Dropping table 'sbtest0'...")
+	expect(t, starbench(t, nil, legacy("bulk_insert.lua", "--threads=2", "cleanup")...), 0, "Dropping table 'sbtest.sbtest0'...")
 }
 
 func TestProgressViews(t *testing.T) {
@@ -471,12 +471,15 @@ func TestSeed003PlanDryRun(t *testing.T) {
 		"tiup cluster start sb-v5-1-1",
 		"haproxy -f /tmp/starbench-haproxy.cfg",
 		"SET GLOBAL tidb_hashagg_final_concurrency = 1;",
-		"sysbench oltp_read_write --rand_type=uniform --table_size=10000000 --tables=16 --threads=16 prepare",
+		// The plan connects to /test and then USEs sbtest: prepare, ANALYZE
+		// and every run follow the handle into sbtest.
+		"sysbench oltp_read_write --mysql-db=sbtest --rand_type=uniform --table_size=10000000 --tables=16 --threads=16 prepare",
 		"ANALYZE TABLE sbtest1, sbtest2",
+		"sbtest16 (database sbtest)",
 		"tiup cluster stop sb-v5-1-1 --yes",
 		"cp -a /tidb-data/tikv-20160 /tidb-data/tikv-20160.starbench-snapshot",
 		"rm -rf /tidb-data/tikv-20160 && cp -a /tidb-data/tikv-20160.starbench-snapshot /tidb-data/tikv-20160",
-		"sysbench oltp_point_select --rand_type=uniform --report_interval=10 --table_size=10000000 --tables=16 --threads=300 --time=300 run",
+		"sysbench oltp_point_select --mysql-db=sbtest --rand_type=uniform --report_interval=10 --table_size=10000000 --tables=16 --threads=300 --time=300 run",
 		"tiup cluster destroy sb-v5-2-0 --yes",
 		"compare tps by version")
 	// 2 versions x 2 workloads x 2 levels: 8 benchmark steps, each after a restore.

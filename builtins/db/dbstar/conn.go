@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -27,7 +26,11 @@ type Conn struct {
 	conn    *db.Conn        // nil until opened; a resumed run opens it on first use
 	closed  bool
 	mu      sync.Mutex
-	session []string // SET/USE statements applied, re-applied when reopened
+	// pending is the session state while no connection is open: learnt
+	// in a dry run from the plan's statements, and in a resumed run from
+	// the recorded ones, to open the handle with on first use. Once open,
+	// the connection keeps its own (db.Conn.Session).
+	pending db.Session
 }
 
 var _ starlark.HasAttrs = (*Conn)(nil)
@@ -162,7 +165,17 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 				Handle: &runner.HandleSpec{Kind: "db", ID: c.id, Spec: spec},
 			}, nil
 		},
-		Placeholder: func(*runner.Step) starlark.Value { return c },
+		Placeholder: func(*runner.Step) starlark.Value {
+			// Nothing connects: the database is known when the plan or a
+			// DSN names it (a dry run shows it in equivalent commands).
+			c.pending.Database = dbName
+			if database == starlark.None && rt.target.Kind == db.TargetDSN {
+				if cfg, err := db.ParseDSN(rt.spec); err == nil {
+					c.pending.Database = cfg.DBName
+				}
+			}
+			return c
+		},
 		Replay: func(s *runner.Step, _ json.RawMessage) (starlark.Value, error) {
 			// Resumed: the handle opens again, lazily, on the targets given now.
 			cfgs, _, err := configs(s)
@@ -170,6 +183,7 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 				return nil, err
 			}
 			c.cfgs = cfgs
+			c.pending = db.Session{Database: cfgs[0].DBName}
 			st.mu.Lock()
 			st.conns = append(st.conns, c)
 			st.mu.Unlock()
@@ -221,30 +235,27 @@ func (st *runState) recordTarget(ctx context.Context, thread *starlark.Thread, r
 	return version, runner.RecordTarget(thread, c.target, info)
 }
 
-// sessionStatement matches statements that change session state and must
-// be re-applied when a handle is reopened.
-var sessionStatement = regexp.MustCompile(`(?is)^\s*(USE\s|SET\s+(?:SESSION\s|@@SESSION\.|@@LOCAL\.|LOCAL\s|NAMES\s|CHARACTER\s+SET\s|@)|SET\s+(?:[a-z_]+\s*=))`)
-
-func isSessionStatement(sql string) bool {
-	upper := strings.ToUpper(strings.TrimSpace(sql))
-	if strings.HasPrefix(upper, "SET GLOBAL") || strings.HasPrefix(upper, "SET @@GLOBAL") || strings.HasPrefix(upper, "SET PERSIST") {
-		return false
-	}
-	return sessionStatement.MatchString(sql)
+// noteSession records a statement that changed (or, in a dry run, would
+// change) the handle's session without running on an open connection.
+func (c *Conn) noteSession(sql string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending.Note(sql)
 }
 
-func (c *Conn) noteSession(sql string) bool {
-	if !isSessionStatement(sql) {
-		return false
-	}
+// Session is the handle's current database and session settings: every
+// connection a builtin opens from the handle starts with them.
+func (c *Conn) Session() db.Session {
 	c.mu.Lock()
-	c.session = append(c.session, sql)
-	c.mu.Unlock()
-	return true
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		return c.conn.Session()
+	}
+	return c.pending.Clone()
 }
 
 // live returns the open connection. A handle of a resumed run opens here,
-// on first use, and applies its session statements again.
+// on first use, in the session state its recorded statements left.
 func (c *Conn) live(ctx context.Context, name string) (*db.Conn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -254,15 +265,9 @@ func (c *Conn) live(ctx context.Context, name string) (*db.Conn, error) {
 	if c.conn != nil {
 		return c.conn, nil
 	}
-	conn, err := db.Open(ctx, c.cfgs[0])
+	conn, err := db.OpenSession(ctx, c.cfgs[0], c.pending)
 	if err != nil {
-		return nil, fmt.Errorf("%s: reopen %s (%s): %w", name, c.id, c.display, err)
-	}
-	for _, q := range c.session {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			conn.Close()
-			return nil, fmt.Errorf("%s: reopen %s: re-apply %q: %w", name, c.id, q, err)
-		}
+		return nil, fmt.Errorf("%s: reopen %s (%s) in database %q with %d session settings: %w", name, c.id, c.display, c.pending.Database, len(c.pending.Settings), err)
 	}
 	c.conn = conn
 	return conn, nil
@@ -312,8 +317,8 @@ func (c *Conn) exec(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 				return runner.Outcome{}, fmt.Errorf("%s: %w", name, err)
 			}
 			rec := map[string]any{"rows_affected": res.RowsAffected, "last_insert_id": res.LastInsertID}
-			if c.noteSession(sql) {
-				rec["session"] = true
+			if db.IsSessionStatement(sql) {
+				rec["session"] = true // the connection noted it
 			}
 			return runner.Outcome{Value: execResultValue(res, false), Record: rec}, nil
 		},
@@ -351,12 +356,16 @@ func (c *Conn) query(thread *starlark.Thread, b *starlark.Builtin, args starlark
 			}
 			return runner.Outcome{Value: newRows(rs), Record: rs}, nil
 		},
-		Placeholder: func(s *runner.Step) starlark.Value { return placeholderRows(s) },
+		Placeholder: func(s *runner.Step) starlark.Value {
+			c.noteSession(sql)
+			return placeholderRows(s)
+		},
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			rs, err := db.DecodeResultSet(raw)
 			if err != nil {
 				return nil, err
 			}
+			c.noteSession(sql)
 			return newRows(rs), nil
 		},
 	})
@@ -397,7 +406,6 @@ func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starl
 				if err != nil {
 					return runner.Outcome{}, fmt.Errorf("%s: statement %d of %d: %w", b.Name(), i+1, len(stmts), err)
 				}
-				c.noteSession(sql)
 				recorded = append(recorded, res)
 				results = append(results, execResultValue(res, false))
 			}
@@ -418,6 +426,9 @@ func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starl
 			return starlark.NewList(results), nil
 		},
 		Placeholder: func(*runner.Step) starlark.Value {
+			for _, sql := range stmts {
+				c.noteSession(sql)
+			}
 			results := make([]starlark.Value, len(stmts))
 			for i := range results {
 				results[i] = execResultValue(db.ExecResult{}, true)
@@ -462,8 +473,12 @@ func (c *Conn) analyze(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if parallel < 1 {
 		return nil, fmt.Errorf("%s: parallel must be at least 1, got %d", b.Name(), parallel)
 	}
+	text := "ANALYZE TABLE " + strings.Join(tables, ", ")
+	if database := c.Session().Database; database != "" {
+		text += " (database " + database + ")"
+	}
 	info := runner.StepInfo{
-		Builtin: "db.analyze", Handle: c.id, Text: "ANALYZE TABLE " + strings.Join(tables, ", "),
+		Builtin: "db.analyze", Handle: c.id, Text: text,
 		Args: map[string]any{"tables": tables, "parallel": parallel},
 	}
 	return runner.Call(thread, info, runner.Action{
@@ -472,11 +487,7 @@ func (c *Conn) analyze(thread *starlark.Thread, b *starlark.Builtin, args starla
 			if err != nil {
 				return runner.Outcome{}, err
 			}
-			schema, err := conn.CurrentDatabase(s.Context())
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			results, err := analyzeTables(s, conn, schema, tables, parallel)
+			results, err := analyzeTables(s, conn, conn.Session().Database, tables, parallel)
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
@@ -654,16 +665,24 @@ func (c *Conn) closeNow() error {
 	return err
 }
 
-// Configs returns the connection's endpoints, the session's first, or nil
-// for a dry-run placeholder or a closed connection. Other modules
-// (sysbench) open their own sessions on them, spread round-robin.
-func (c *Conn) Configs() []*mysql.Config {
+// Endpoints returns what another module (sysbench) needs to open its own
+// sessions on the handle's behalf: the endpoints, the session's first, each
+// starting in the handle's current database, and the session settings to
+// apply on every new connection. It returns no endpoints for a dry-run
+// placeholder or a closed connection.
+func (c *Conn) Endpoints() ([]*mysql.Config, []string) {
+	state := c.Session()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil
+		return nil, nil
 	}
-	return c.cfgs
+	cfgs := make([]*mysql.Config, len(c.cfgs))
+	for i, cfg := range c.cfgs {
+		cfgs[i] = cfg.Clone()
+		cfgs[i].DBName = state.Database
+	}
+	return cfgs, state.Settings
 }
 
 // ID is the handle id recorded in the journal ("db1").

@@ -38,7 +38,12 @@ var Doc = runner.ModuleDoc{
 				"(user:pw@tcp(host:port)/db or mysql://user:pw@host:port/db), \"embedded\" or \"sandbox:mariadb\". " +
 				"None means the default target: --target SPEC, else the only named target, else the embedded server. " +
 				"database overrides the DSN's database. The first connection to a target records its server version and " +
-				"SHOW GLOBAL VARIABLES in manifest.json. A password written literally in the plan is warned about."},
+				"SHOW GLOBAL VARIABLES in manifest.json. A password written literally in the plan is warned about. " +
+				"The handle keeps its session: its current database (the DSN's or database=, then each USE it runs) and its " +
+				"session settings (each SET of a session or user variable, NAMES or CHARACTER SET, in order). Every connection " +
+				"a builtin opens from the handle starts with both: sysbench's threads, prepare and cleanup, ANALYZE and " +
+				"snapshot copies, and the handle itself when a resumed run opens it again. sysbench steps show the database " +
+				"as --mysql-db= in their command line."},
 		{Name: "conn.exec", Signature: "conn.exec(sql, *args)",
 			Doc: "Runs one statement (with ? placeholders bound to args) on the connection's session and returns a struct " +
 				"with rows_affected and last_insert_id. A server error fails the plan with the MySQL error code and message."},

@@ -49,8 +49,10 @@ var Doc = runner.ModuleDoc{
 	Funcs: []runner.FuncDoc{
 		{Name: "sysbench.prepare", Signature: "sysbench.prepare(conn, tables=1, table_size=10000, threads=1, workload=\"oltp_read_write\", if_exists=\"error\", load_method=\"auto\", **options)",
 			Doc: "Creates and loads sbtest1..sbtestN on conn's target in parallel (table i by thread (i-1) mod threads), then " +
-				"creates the secondary index. Tables that already exist are an error naming them unless if_exists is \"drop\" " +
-				"(prepare them again) or \"reuse\" (keep them). load_method \"auto\" streams the rows with LOAD DATA LOCAL INFILE " +
+				"creates the secondary index, in conn's current database. Tables that already exist are an error naming them " +
+				"(schema.table) unless if_exists is \"drop\" (drop them, printing each as schema.table, and prepare them again) or " +
+				"\"reuse\" (keep them). select_random_points and select_random_ranges take one table (tables=1) here and in cleanup, " +
+				"as in sysbench; their run accepts any tables= and uses sbtest1. load_method \"auto\" streams the rows with LOAD DATA LOCAL INFILE " +
 				"(about 1.5x faster on MariaDB) where the server accepts it and uses sysbench's INSERTs where it refuses; " +
 				"\"insert\" always sends sysbench's INSERTs, \"load-data\" fails if refused. The rows are the same either way. Returns a struct: tables, reused, rows, seconds, rows_per_s."},
 		{Name: "sysbench.run", Signature: "sysbench.run(conn, workload, threads=1, time=\"10s\", events=0, tags={}, profile=\"1.0.20\", **options)",
@@ -69,7 +71,7 @@ var Doc = runner.ModuleDoc{
 		{Name: "sysbench.prewarm", Signature: "sysbench.prewarm(conn, tables=1, table_size=10000, threads=1, workload=\"oltp_read_write\", **options)",
 			Doc: "ANALYZE TABLE and full reads of each table to load it into the server's caches (sysbench's prewarm; warmup in master)."},
 		{Name: "sysbench.cleanup", Signature: "sysbench.cleanup(conn, tables=1, workload=\"oltp_read_write\", threads=1)",
-			Doc: "Drops the workload's tables; returns their names."},
+			Doc: "Drops the workload's tables from conn's current database, printing each as schema.table; returns their names."},
 		{Name: "sysbench.table_names", Signature: "sysbench.table_names(n)",
 			Doc: "Returns [\"sbtest1\", ..., \"sbtestN\"], e.g. for conn.analyze(sysbench.table_names(16))."},
 	},
@@ -236,7 +238,9 @@ func optionText(opt *sysbench.Option, v starlark.Value) (string, error) {
 }
 
 // commandLine is the sysbench command line equivalent to a call, shown in
-// step lists and recorded with the step.
+// step lists and recorded with the step. It names the handle's current
+// database when known (always in a real run), so the journal says where
+// a prepare or cleanup acts.
 func (c *call) commandLine(command string) string {
 	var names []string
 	for n := range c.given {
@@ -244,6 +248,9 @@ func (c *call) commandLine(command string) string {
 	}
 	sort.Strings(names)
 	parts := []string{"sysbench", c.workload}
+	if database := c.conn.Session().Database; database != "" {
+		parts = append(parts, "--mysql-db="+database)
+	}
 	if c.opts.Profile != sysbench.Profile1020 {
 		parts = append(parts, "--profile="+c.opts.Profile)
 	}
@@ -262,15 +269,16 @@ func (c *call) args() map[string]any {
 }
 
 // connector opens sessions on the connection's endpoints, round-robin
-// when there are several (each session owns its connection).
+// when there are several (each session owns its connection), in the
+// handle's current database and with its session settings.
 func (c *call) connector() (*bench.RoundRobin, error) {
-	cfgs := c.conn.Configs()
+	cfgs, settings := c.conn.Endpoints()
 	if len(cfgs) == 0 {
 		return nil, fmt.Errorf("connection %s is closed", c.conn.ID())
 	}
 	r := &bench.RoundRobin{}
 	for _, cfg := range cfgs {
-		r.Connectors = append(r.Connectors, bench.NewSQLConnector(cfg, bench.PSMode(c.opts.PSMode)))
+		r.Connectors = append(r.Connectors, &bench.SQLConnector{Config: cfg, PS: bench.PSMode(c.opts.PSMode), Init: settings})
 	}
 	return r, nil
 }
@@ -528,14 +536,27 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	return tableStep(thread, b, c, "cleanup", nil, runner.Action{
 		Placeholder: func(*runner.Step) starlark.Value { return stringList(nil) },
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
-			var dropped []string
-			err := json.Unmarshal(raw, &dropped)
-			return stringList(dropped), err
+			var rec cleanupRecord
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				// Journals written before the schema was recorded hold the list.
+				if listErr := json.Unmarshal(raw, &rec.Dropped); listErr != nil {
+					return nil, err
+				}
+			}
+			return stringList(rec.Dropped), nil
 		},
 	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
 		dropped, err := sysbench.Cleanup(s.Context(), conn, script, &c.opts, runner.Output(thread))
-		return runner.Outcome{Value: stringList(dropped), Record: dropped}, err
+		rec := cleanupRecord{Schema: sysbench.SchemaOf(conn), Dropped: dropped}
+		return runner.Outcome{Value: stringList(dropped), Record: rec}, err
 	})
+}
+
+// cleanupRecord is what the journal keeps of a cleanup: the tables dropped
+// and the database they were in.
+type cleanupRecord struct {
+	Schema  string   `json:"schema,omitempty"`
+	Dropped []string `json:"dropped"`
 }
 
 func tableNames(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

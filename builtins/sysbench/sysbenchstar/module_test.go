@@ -82,7 +82,7 @@ def main(p):
 	}
 	for _, rec := range recs {
 		if rec.Event == "start" && rec.Builtin == "sysbench.run" {
-			if rec.Text != "sysbench oltp_point_select --report_interval=1 --table_size=200 --threads=2 --time=2 run" {
+			if rec.Text != "sysbench oltp_point_select --mysql-db=s_TestRunWritesResultsFolder --report_interval=1 --table_size=200 --threads=2 --time=2 run" {
 				t.Errorf("step text: %s", rec.Text)
 			}
 		}
@@ -115,9 +115,9 @@ def main(p):
 	}
 	want := []string{
 		"connect root@tcp(127.0.0.1:1)/x?timeout=10s",
-		"sysbench oltp_read_write --table_size=10000000 --tables=16 --threads=16 prepare",
-		"sysbench oltp_read_write --rand_type=uniform --table_size=10000000 --tables=16 --threads=150 --time=300 run",
-		"sysbench oltp_read_write --rand_type=uniform --table_size=10000000 --tables=16 --threads=300 --time=300 run",
+		"sysbench oltp_read_write --mysql-db=x --table_size=10000000 --tables=16 --threads=16 prepare",
+		"sysbench oltp_read_write --mysql-db=x --rand_type=uniform --table_size=10000000 --tables=16 --threads=150 --time=300 run",
+		"sysbench oltp_read_write --mysql-db=x --rand_type=uniform --table_size=10000000 --tables=16 --threads=300 --time=300 run",
 	}
 	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
 		t.Errorf("steps:\n%s", strings.Join(texts, "\n"))
