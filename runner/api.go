@@ -68,7 +68,7 @@ func TargetNames(thread *starlark.Thread) []string {
 // the run prints or stores.
 func AddSecret(thread *starlark.Thread, secret string) {
 	if r := runOf(thread); r != nil {
-		r.redactor.add(secret)
+		r.redactor.Add(secret)
 	}
 }
 

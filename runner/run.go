@@ -21,6 +21,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/atomicfile"
+	"github.com/starbench/starbench/internal/redact"
 )
 
 // Options configure one evaluation of a plan.
@@ -72,7 +73,7 @@ type Result struct {
 type Run struct {
 	opts     Options
 	ctx      context.Context
-	redactor redactor
+	redactor *redact.Set
 	loader   *loader
 	params   *ParamSet
 	seed     int64
@@ -112,9 +113,7 @@ func Evaluate(ctx context.Context, opts Options) (*Result, error) {
 	if r.stderr == nil {
 		r.stderr = os.Stderr
 	}
-	for _, s := range opts.Secrets {
-		r.redactor.add(s)
-	}
+	r.redactor = redact.New(opts.Secrets...)
 	res := &Result{Redact: r.redact, Status: StatusFailed}
 	err := r.evaluate(res)
 	res.Dir, res.Steps, res.Notes, res.Params, res.Seed = r.dir, r.steps, r.notes, r.params, r.seed
@@ -400,7 +399,7 @@ func (r *Run) writeManifestLocked() error {
 	return atomicfile.WriteFile(filepath.Join(r.dir, ManifestFile), append([]byte(r.redact(string(data))), '\n'))
 }
 
-func (r *Run) redact(s string) string { return r.redactor.redact(s) }
+func (r *Run) redact(s string) string { return r.redactor.Redact(s) }
 
 // print is the thread's print(): plan output goes to stdout (through the
 // live view, if any) and output.log.

@@ -85,7 +85,7 @@ func (s *Step) Logf(format string, args ...any) {
 }
 
 // AddSecret registers a value that must never appear in output or results.
-func (s *Step) AddSecret(secret string) { s.run.redactor.add(secret) }
+func (s *Step) AddSecret(secret string) { s.run.redactor.Add(secret) }
 
 // OutputDir makes the folder for this step's files inside the results
 // directory, steps/<id>-<label>/, and returns its path. In dry-run mode it

@@ -11,6 +11,7 @@ import (
 
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/redact"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
 )
@@ -91,15 +92,10 @@ func parseTargets(values []string, envDefault string) (map[string]string, []stri
 	return targets, secrets, nil
 }
 
+// redactor masks the given secrets the way the runner does (see package
+// internal/redact).
 func redactor(secrets []string) func(string) string {
-	return func(s string) string {
-		for _, secret := range secrets {
-			if secret != "" {
-				s = strings.ReplaceAll(s, secret, "***")
-			}
-		}
-		return s
-	}
+	return redact.New(secrets...).Redact
 }
 
 func (a *app) runCommand() *cobra.Command {
