@@ -318,7 +318,7 @@ func (c *Conn) Variables(ctx context.Context, like string) (map[string]string, e
 	vars := make(map[string]string, len(rs.Rows))
 	for _, row := range rs.Rows {
 		if len(row) >= 2 {
-			vars[fmt.Sprint(row[0])] = fmt.Sprint(row[1])
+			vars[fmt.Sprint(row[0])] = valueText(row[1])
 		}
 	}
 	return vars, nil
