@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -530,30 +532,73 @@ func TestOutDirMustBeNew(t *testing.T) {
 	}
 }
 
+// Without --out a run gets ResultsRoot/<UTC start time>-<plan name>, with
+// -2, -3, ... when that folder exists already.
 func TestDefaultResultsFolderName(t *testing.T) {
-	root := t.TempDir()
-	r1 := evalPlan(t, map[string]string{"plan.star": "def main(p):\n    pass\n"}, Options{ResultsRoot: root, OutDir: ""})
-	if r1.err != nil {
-		t.Fatal(r1.err)
-	}
-	// evalPlan sets OutDir when empty; evaluate directly for the default.
+	const layout = "20060102T150405Z"
+	nameRe := regexp.MustCompile(`^(\d{8}T\d{6}Z)-my-plan(?:-(\d+))?$`)
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "my-plan.star")
-	os.WriteFile(plan, []byte("def main(p):\n    pass\n"), 0o644)
-	var sink bytes.Buffer
-	a, err := Evaluate(context.Background(), Options{PlanFile: plan, ResultsRoot: root, Stdout: &sink, Stderr: &sink})
-	if err != nil {
+	if err := os.WriteFile(plan, []byte("def main(p):\n    pass\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Evaluate(context.Background(), Options{PlanFile: plan, ResultsRoot: root, Stdout: &sink, Stderr: &sink})
-	if err != nil {
-		t.Fatal(err)
+	// evaluate runs the plan without OutDir (evalPlan would set one) and
+	// returns its folder's time stamp and -N suffix (1 without).
+	evaluate := func(root string) (time.Time, int) {
+		t.Helper()
+		var sink bytes.Buffer
+		before := time.Now().UTC().Truncate(time.Second)
+		res, err := Evaluate(context.Background(), Options{PlanFile: plan, ResultsRoot: root, Stdout: &sink, Stderr: &sink})
+		after := time.Now().UTC()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Dir(res.Dir) != root {
+			t.Fatalf("folder %s is not in %s", res.Dir, root)
+		}
+		m := nameRe.FindStringSubmatch(filepath.Base(res.Dir))
+		if m == nil {
+			t.Fatalf("folder name %s, want <%s>-my-plan[-N]", filepath.Base(res.Dir), layout)
+		}
+		at, err := time.Parse(layout, m[1])
+		if err != nil || at.Before(before) || at.After(after) {
+			t.Fatalf("folder name %s: time %s (%v), want between %s and %s", filepath.Base(res.Dir), m[1], err, before.Format(layout), after.Format(layout))
+		}
+		if _, err := os.Stat(filepath.Join(res.Dir, ManifestFile)); err != nil {
+			t.Errorf("the run's folder has no manifest: %v", err)
+		}
+		n := 1
+		if m[2] != "" {
+			n, _ = strconv.Atoi(m[2])
+			if n < 2 {
+				t.Errorf("folder name %s: suffix -%s", filepath.Base(res.Dir), m[2])
+			}
+		}
+		return at, n
 	}
-	if filepath.Dir(a.Dir) != root || !strings.HasSuffix(a.Dir, "Z-my-plan") && !strings.Contains(a.Dir, "Z-my-plan") {
-		t.Errorf("folder name: %s", a.Dir)
+
+	root := t.TempDir()
+	at1, n1 := evaluate(root)
+	at2, n2 := evaluate(root)
+	if n1 != 1 {
+		t.Errorf("the first run in an empty root got the suffix -%d", n1)
 	}
-	if a.Dir == b.Dir {
-		t.Errorf("two runs share %s", a.Dir)
+	// The second run starts in the same second (then it needs -2) or later.
+	if at2.Before(at1) || at2.Equal(at1) && n2 != 2 || at2.After(at1) && n2 != 1 {
+		t.Errorf("second run: %s suffix %d after %s suffix %d", at2.Format(layout), n2, at1.Format(layout), n1)
+	}
+
+	// Folders for every second of the next minute exist already: the run
+	// takes the next free name for its second.
+	root = t.TempDir()
+	now := time.Now().UTC()
+	for i := range 60 {
+		if err := os.Mkdir(filepath.Join(root, now.Add(time.Duration(i)*time.Second).Format(layout)+"-my-plan"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, n := evaluate(root); n != 2 {
+		t.Errorf("run beside an existing folder of its second got the suffix -%d, want -2", n)
 	}
 }
 

@@ -11,6 +11,7 @@ needs=(
   "sysbench sysbench"
   "sshd openssh-server"
   "ssh-keygen openssh-client"
+  "pgrep procps"
   "chromium chromium"
 )
 

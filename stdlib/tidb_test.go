@@ -21,7 +21,14 @@ import (
 var modules = starlark.StringDict{"db": dbstar.Module, "local": localstar.Module, "yaml": yamlstar.Module}
 
 func TestTiDBSnippets(t *testing.T) {
-	paths, _ := filepath.Glob("../testdata/tidb/*.star")
+	const pattern = "../testdata/tidb/*.star"
+	paths, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatalf("%s: %v", pattern, err)
+	}
+	if len(paths) == 0 {
+		t.Fatalf("no snippets match %s", pattern)
+	}
 	for _, path := range paths {
 		s := plantest.ReadSnippet(t, path)
 		t.Run(filepath.Base(path), func(t *testing.T) {

@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"math"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -235,21 +240,95 @@ func TestPreparedStatementLargePackets(t *testing.T) {
 }
 
 // On a compressed connection the packets are not plain protocol: prepared
-// statements go through the driver and still work.
+// statements go through the driver and still work: the session really is
+// compressed, the statements are prepared and executed on the server as
+// often as called, affected rows are counted, the values arrive as sent,
+// and results of many rows leave the session in step.
 func TestPreparedStatementsOnACompressedConnection(t *testing.T) {
+	d := adminDB(t)
+	mustExec(t, d, "DROP TABLE IF EXISTS wire_compressed", "CREATE TABLE wire_compressed (id INT PRIMARY KEY, n BIGINT, s TEXT)")
 	cfg := sandboxtest.Shared(t).Config()
 	cfg.ReadTimeout = 5 * time.Second // a misread would otherwise wait for bytes that never come
 	if err := cfg.Apply(mysql.EnableCompression(true)); err != nil {
 		t.Fatal(err)
 	}
 	s := session(t, cfg)
-	st := prepare(t, s, "SELECT seq FROM seq_1_to_1000 WHERE seq > ?")
+	ctx := context.Background()
+	const compressed = "SELECT 1 FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = 'COMPRESSION' AND VARIABLE_VALUE = 'ON'"
+	if n, err := s.Query(ctx, compressed); err != nil || n != 1 {
+		t.Fatalf("the session's Compression status is not ON: %d rows, %v", n, err)
+	}
+	if n, err := session(t, sandboxtest.Shared(t).Config()).Query(ctx, compressed); err != nil || n != 0 {
+		t.Fatalf("an uncompressed session's Compression status: %d rows, %v, want none", n, err)
+	}
+	before := stmtCounts(t, s)
+
+	long := strings.Repeat("compressible text ", 400) // 7200 bytes: compressed on the wire
+	ins := prepare(t, s, "INSERT INTO wire_compressed VALUES (?, ?, ?)")
+	for id := 1; id <= 3; id++ {
+		if n, err := ins.Exec(ctx, id, int64(id)<<40, fmt.Sprint(id, long)); err != nil || n != 1 {
+			t.Fatalf("insert %d: %d rows, %v", id, n, err)
+		}
+	}
+	upd := prepare(t, s, "UPDATE wire_compressed SET n = n + ? WHERE id <= ?")
+	if n, err := upd.Exec(ctx, 5, 2); err != nil || n != 2 {
+		t.Errorf("update of two rows: %d affected, %v", n, err)
+	}
+	sel := prepare(t, s, "SELECT seq, REPEAT('r', 200) FROM seq_1_to_1000 WHERE seq > ?")
 	for range 3 {
-		if err := st.Query(context.Background(), int64(10)); err != nil {
+		if err := sel.Query(ctx, int64(10)); err != nil {
 			t.Fatal(err)
 		}
 	}
+	// 990 rows each time, as a text query on the session counts them.
+	if n, err := s.Query(ctx, "SELECT seq, REPEAT('r', 200) FROM seq_1_to_1000 WHERE seq > 10"); err != nil || n != 990 {
+		t.Errorf("text query after: %d rows, %v, want 990", n, err)
+	}
+	after := stmtCounts(t, s)
+	if got, want := [2]int64{after[0] - before[0], after[1] - before[1]}, [2]int64{3, 3 + 1 + 3}; got != want {
+		t.Errorf("the server prepared %d and executed %d statements, want %d and %d", got[0], got[1], want[0], want[1])
+	}
+
+	rows, err := d.Query("SELECT id, n, s FROM wire_compressed ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var id int
+		var n int64
+		var text string
+		if err := rows.Scan(&id, &n, &text); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(id, n, text == fmt.Sprint(id, long)))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{fmt.Sprint(1, 1<<40+5, true), fmt.Sprint(2, 2<<40+5, true), fmt.Sprint(3, 3<<40, true)}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rows written over the compressed session (id, n, s as sent): %v, want %v", got, want)
+	}
 	inStep(t, s)
+}
+
+// stmtCounts returns the session's Com_stmt_prepare and Com_stmt_execute
+// counters, read on the session itself (a query returns as many rows as
+// the counter's value, which Session.Query reports).
+func stmtCounts(t *testing.T, s bench.Session) [2]int64 {
+	t.Helper()
+	var out [2]int64
+	for i, name := range []string{"COM_STMT_PREPARE", "COM_STMT_EXECUTE"} {
+		n, err := s.Query(context.Background(), "SELECT seq FROM seq_1_to_100000 WHERE seq <= "+
+			"(SELECT VARIABLE_VALUE FROM information_schema.SESSION_STATUS WHERE VARIABLE_NAME = '"+name+"')")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[i] = n
+	}
+	return out
 }
 
 // A prepared point query allocates nothing in starbench's path: the one
@@ -276,21 +355,146 @@ func TestPreparedQueryAllocations(t *testing.T) {
 }
 
 // Against a server without CLIENT_DEPRECATE_EOF (the in-process responder),
-// results end with EOF packets.
+// results end with EOF packets. A tap between the session and the
+// responder shows that they really do (the client did not ask for
+// CLIENT_DEPRECATE_EOF, the responder sent two EOF packets per result),
+// that every query went out as one COM_STMT_EXECUTE of the one prepared
+// statement, and that the session read each answer to its end: a later
+// execution still gets its own answer (one affected row).
 func TestPreparedStatementsWithEOFPackets(t *testing.T) {
 	r, err := benchtest.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	s := session(t, r.Config())
+	cfg := r.Config()
+	cfg.ReadTimeout = 5 * time.Second // a misread would otherwise wait for bytes that never come
+	tp := newPacketTap(t, r.Addr())
+	cfg.Addr = tp.addr
+	s := session(t, cfg)
+	ctx := context.Background()
 	st := prepare(t, s, "SELECT c FROM sbtest1 WHERE id=?")
 	for i := range 100 {
-		if err := st.Query(context.Background(), int64(i)); err != nil {
+		if err := st.Query(ctx, int64(i)); err != nil {
 			t.Fatalf("query %d: %v", i, err)
 		}
 	}
-	if _, err := s.Query(context.Background(), "SELECT 1"); err != nil {
+	upd := prepare(t, s, "UPDATE sbtest1 SET k=k+1 WHERE id=?")
+	for i := range 3 {
+		if n, err := upd.Exec(ctx, int64(i)); err != nil || n != 1 {
+			t.Fatalf("update %d after the queries: %d rows, %v", i, n, err)
+		}
+	}
+	if _, err := s.Query(ctx, "SELECT 1"); err != nil {
 		t.Fatal(err)
 	}
+	got := tp.counts()
+	// Prepares: the SELECT's answer has one parameter and one column
+	// definition, each list closed by an EOF; the UPDATE's one parameter
+	// and its EOF. Executions: column count, definition, EOF, row, EOF.
+	want := tapCounts{handshake: true, deprecateEOF: false, prepares: 2, executes: 103, queries: 1, eofs: 2 + 1 + 100*2}
+	if got != want {
+		t.Errorf("on the wire: %+v\nwant        %+v", got, want)
+	}
+}
+
+// tapCounts is what a packetTap saw.
+type tapCounts struct {
+	handshake, deprecateEOF     bool // the client's handshake response, and whether it asked for CLIENT_DEPRECATE_EOF
+	prepares, executes, queries int  // client commands
+	eofs                        int  // server EOF packets (0xfe, under 9 bytes) after the handshake
+}
+
+// packetTap relays one uncompressed, unencrypted MySQL connection packet
+// by packet and counts what goes by.
+type packetTap struct {
+	addr string
+	mu   sync.Mutex
+	c    tapCounts
+}
+
+func (p *packetTap) counts() tapCounts {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.c
+}
+
+func newPacketTap(t *testing.T, target string) *packetTap {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &packetTap{addr: ln.Addr().String()}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	// relay copies packets from src to dst and calls see with each one.
+	relay := func(dst, src net.Conn, see func(seq byte, payload []byte)) {
+		defer wg.Done()
+		defer dst.Close()
+		var head [4]byte
+		for {
+			if _, err := io.ReadFull(src, head[:]); err != nil {
+				return
+			}
+			payload := make([]byte, int(head[0])|int(head[1])<<8|int(head[2])<<16)
+			if _, err := io.ReadFull(src, payload); err != nil {
+				return
+			}
+			see(head[3], payload)
+			if _, err := dst.Write(append(head[:], payload...)); err != nil {
+				return
+			}
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		client, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		server, err := net.Dial("tcp", target)
+		if err != nil {
+			client.Close()
+			return
+		}
+		mu.Lock()
+		conns = append(conns, client, server)
+		mu.Unlock()
+		wg.Add(2)
+		go relay(server, client, func(seq byte, b []byte) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			switch {
+			case !p.c.handshake && seq == 1 && len(b) >= 4:
+				p.c.handshake = true
+				p.c.deprecateEOF = binary.LittleEndian.Uint32(b)&(1<<24) != 0
+			case seq == 0 && len(b) > 0 && b[0] == 0x16:
+				p.c.prepares++
+			case seq == 0 && len(b) > 0 && b[0] == 0x17:
+				p.c.executes++
+			case seq == 0 && len(b) > 0 && b[0] == 0x03:
+				p.c.queries++
+			}
+		})
+		go relay(client, server, func(seq byte, b []byte) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if p.c.handshake && len(b) > 0 && len(b) < 9 && b[0] == 0xfe {
+				p.c.eofs++
+			}
+		})
+	}()
+	return p
 }

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
@@ -146,28 +150,89 @@ func TestAnalyzeVariablesVersion(t *testing.T) {
 			mustExec(t, c, "CREATE TABLE a1 (id INT PRIMARY KEY)")
 			mustExec(t, c, "INSERT INTO a1 VALUES (1), (2)") // the embedded server's ANALYZE fails on empty tables
 			schema, err := c.CurrentDatabase(ctx)
-			if err != nil || schema == "" {
-				t.Fatalf("current database %q %v", schema, err)
+			wantSchema := map[string]string{"mariadb": "t_TestAnalyzeVariablesVersion", "embedded": "sbtest"}[target]
+			if err != nil || schema != wantSchema {
+				t.Fatalf("current database %q %v, want %q", schema, err, wantSchema)
 			}
 			res, err := c.AnalyzeTable(ctx, schema, "a1")
-			if err != nil || len(res) == 0 {
-				t.Fatalf("analyze: %v %v", res, err)
+			if err != nil {
+				t.Fatalf("analyze: %v", err)
+			}
+			// One row for the table: MariaDB names it schema.table, the
+			// embedded server (go-mysql-server) the bare table.
+			table := schema + ".a1"
+			if target == "embedded" {
+				table = "a1"
+			}
+			if want := []db.AnalyzeResult{{Table: table, MsgType: "status", MsgText: "OK"}}; !reflect.DeepEqual(res, want) {
+				t.Errorf("analyze: %+v, want %+v", res, want)
 			}
 			if target == "mariadb" {
-				if _, err := c.AnalyzeTable(ctx, schema, "missing_table"); err == nil {
-					t.Errorf("ANALYZE of a missing table should fail")
+				res, err := c.AnalyzeTable(ctx, schema, "missing_table")
+				if err == nil || !strings.Contains(err.Error(), "ANALYZE TABLE "+schema+".missing_table: ") || !strings.Contains(err.Error(), "doesn't exist") {
+					t.Errorf("ANALYZE of a missing table: %v (%+v), want an error saying it does not exist", err, res)
 				}
 			}
+
+			// The version is the server's, as SHOW VARIABLES and @@version
+			// also give it.
 			v, err := c.Version(ctx)
-			if err != nil || v == "" {
-				t.Errorf("version %q %v", v, err)
+			if err != nil {
+				t.Fatalf("version: %v", err)
 			}
+			shape := `^8\.0\.\d+$` // go-mysql-server says it is MySQL 8.0
+			if target == "mariadb" {
+				shape = `^1\d\.\d+\.\d+-MariaDB`
+			}
+			if !regexp.MustCompile(shape).MatchString(v) || v != scalar(t, c, "SELECT @@version") {
+				t.Errorf("version %q, want %s and @@version %q", v, shape, scalar(t, c, "SELECT @@version"))
+			}
+
 			vars, err := c.Variables(ctx, "max_connections")
-			if err != nil || len(vars) != 1 || vars["max_connections"] == "" {
-				t.Errorf("variables: %v %v", vars, err)
+			if err != nil {
+				t.Fatalf("variables: %v", err)
+			}
+			maxConn := scalar(t, c, "SELECT @@GLOBAL.max_connections")
+			if n, err := strconv.Atoi(vars["max_connections"]); len(vars) != 1 || err != nil || n < 1 || vars["max_connections"] != maxConn {
+				t.Errorf("variables max_connections: %v, want {max_connections: %s}", vars, maxConn)
+			}
+			vars, err = c.Variables(ctx, "version%")
+			if err != nil {
+				t.Fatalf("variables: %v", err)
+			}
+			if vars["version"] != v || vars["version_comment"] == "" {
+				t.Errorf("variables version%%: %v, want version %q and a version_comment", vars, v)
+			}
+			for name := range vars {
+				if !strings.HasPrefix(name, "version") {
+					t.Errorf("variables version%%: %q does not match", name)
+				}
+			}
+			all, err := c.Variables(ctx, "")
+			if err != nil {
+				t.Fatalf("variables: %v", err)
+			}
+			if len(all) < 100 || all["max_connections"] != maxConn || all["version"] != v || len(all) <= len(vars) {
+				t.Errorf("all variables: %d, max_connections %q, version %q", len(all), all["max_connections"], all["version"])
 			}
 		})
 	}
+}
+
+// scalar returns the text of a one-value query's result.
+func scalar(t *testing.T, c *db.Conn, q string) string {
+	t.Helper()
+	rs, err := c.Query(context.Background(), q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	if len(rs.Rows) != 1 || len(rs.Rows[0]) != 1 {
+		t.Fatalf("%s: %v", q, rs.Rows)
+	}
+	if b, ok := rs.Rows[0][0].([]byte); ok {
+		return string(b)
+	}
+	return fmt.Sprint(rs.Rows[0][0])
 }
 
 func mustExec(t *testing.T, c *db.Conn, q string) {

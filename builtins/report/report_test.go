@@ -62,6 +62,9 @@ func bm(run *Run, workload string, threads int, tps, p99 float64, tags map[strin
 	return b
 }
 
+// A step becomes a row when the baseline and at least one other contender
+// have it; a contender without it shows "-". A step only the baseline has
+// compares nothing and is not a row.
 func TestCompareByTagWithRepeatsAndThresholds(t *testing.T) {
 	r := &Run{Name: "run"}
 	for round, jitter := range []float64{0, 3} {
@@ -70,33 +73,75 @@ func TestCompareByTagWithRepeatsAndThresholds(t *testing.T) {
 		bm(r, "oltp_point_select", 8, 1000+jitter, 5, tag("a"))
 		bm(r, "oltp_point_select", 8, 1001-jitter, 5, tag("b")) // same within noise
 		bm(r, "oltp_point_select", 8, 500+jitter, 9, tag("c"))  // a real drop
-		bm(r, "oltp_read_write", 8, 300, 20, tag("a"))          // only a has it: still a row, c and b missing
+		bm(r, "oltp_read_only", 8, 200+jitter, 10, tag("a"))    // b lacks it: a row, b missing
+		bm(r, "oltp_read_only", 8, 240+jitter, 10, tag("c"))
+		bm(r, "oltp_read_write", 8, 300, 20, tag("a")) // only the baseline has it: no row
 	}
 	c, err := Compare([]*Run{r}, CompareOptions{By: "version", Baseline: "a", Metric: MetricTPS,
 		Thresholds: []Threshold{mustThreshold(t, "tps<-5%"), mustThreshold(t, "p99>+50%")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(c.Contenders, ",") != "a,b,c" || len(c.Rows) != 1 {
-		t.Fatalf("contenders %v rows %d", c.Contenders, len(c.Rows))
+	if strings.Join(c.Contenders, ",") != "a,b,c" {
+		t.Fatalf("contenders %v", c.Contenders)
 	}
-	cells := c.Rows[0].Cells
-	if cells[1].Significant || !cells[2].Significant || math.Abs(cells[2].Change-(-49.95)) > 0.2 || cells[0].Stats.N != 2 {
-		t.Errorf("cells %+v", cells)
+	type cell struct {
+		contender            string
+		present, significant bool
+		n                    int
+		mean, change         float64
+	}
+	want := map[string][]cell{
+		"oltp_point_select t8": {
+			{"a", true, false, 2, 1001.5, 0},
+			{"b", true, false, 2, 999.5, -0.1997},
+			{"c", true, true, 2, 501.5, -49.925},
+		},
+		"oltp_read_only t8": {
+			{"a", true, false, 2, 201.5, 0},
+			{contender: "b"},
+			{"c", true, true, 2, 241.5, 19.8511},
+		},
+	}
+	var names []string
+	for _, row := range c.Rows {
+		names = append(names, row.Name)
+		w, ok := want[row.Name]
+		if !ok || len(row.Cells) != len(w) {
+			t.Errorf("row %s: %+v", row.Name, row.Cells)
+			continue
+		}
+		for i, got := range row.Cells {
+			g := cell{got.Contender, got.Present, got.Significant, got.Stats.N, got.Stats.Mean, got.Change}
+			if g.contender != w[i].contender || g.present != w[i].present || g.significant != w[i].significant || g.n != w[i].n ||
+				math.Abs(g.mean-w[i].mean) > 1e-9 || math.Abs(g.change-w[i].change) > 1e-3 {
+				t.Errorf("row %s, cell %d: %+v, want %+v", row.Name, i, g, w[i])
+			}
+		}
+	}
+	if strings.Join(names, "|") != "oltp_point_select t8|oltp_read_only t8" {
+		t.Errorf("rows %v, want oltp_point_select t8 and oltp_read_only t8 (not oltp_read_write, which only the baseline has)", names)
 	}
 	var got []string
 	for _, v := range c.Violations {
-		got = append(got, v.Threshold+" "+v.Contender)
+		got = append(got, v.Threshold+" "+v.Key+" "+v.Contender+" "+v.Noise)
 	}
-	if strings.Join(got, "|") != "tps<-5% c|p99>+50% c" {
-		t.Errorf("violations %v", got)
+	if want := "tps<-5% oltp_point_select t8 c beyond noise|p99>+50% oltp_point_select t8 c beyond noise"; strings.Join(got, "|") != want {
+		t.Errorf("violations %v, want %s", got, want)
 	}
 	var buf bytes.Buffer
 	WriteMarkdown(&buf, []Table{c.Table()})
-	for _, want := range []string{"| workload | threads | tags | a | b | vs a | c | vs a |", "(n=2)", "~", "-49.9"} {
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, buf.String())
+	for _, want := range []string{
+		"| workload | threads | tags | a | b | vs a | c | vs a |",
+		"| oltp_point_select | 8 |  | 1001.50 ±1.9% (n=2) | 999.50 ±1.9% (n=2) | -0.20% ~ | 501.50 ±3.8% (n=2) | -49.93% |",
+		"| oltp_read_only | 8 |  | 201.50 ±9.5% (n=2) | - | - | 241.50 ±7.9% (n=2) | +19.85% |",
+	} {
+		if !strings.Contains(buf.String(), "\n"+want+"\n") {
+			t.Errorf("table lacks the line %q:\n%s", want, buf.String())
 		}
+	}
+	if strings.Contains(buf.String(), "oltp_read_write") {
+		t.Errorf("table has a row only the baseline has:\n%s", buf.String())
 	}
 }
 

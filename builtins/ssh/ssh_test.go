@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -311,16 +312,7 @@ func TestUploadDownload50MB(t *testing.T) {
 	if res := run(t, c, "ls "+ssh.Quote(srv.Dir), ssh.RunOptions{}); strings.Contains(res.Stdout, "starbench-tmp") {
 		t.Errorf("temp file left behind: %s", res.Stdout)
 	}
-	// An interrupted upload leaves neither a partial file nor a temp file.
-	cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	err := c.Upload(cctx, src, remote+".2")
-	cancel()
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("interrupted upload: %v", err)
-	}
-	if res := run(t, c, "ls "+ssh.Quote(srv.Dir), ssh.RunOptions{}); strings.Contains(res.Stdout, "starbench-tmp") || strings.Contains(res.Stdout, "remote.bin.2") {
-		t.Errorf("interrupted upload left files: %s", res.Stdout)
-	}
+	interruptedUpload(t, srv, c, src, remote+".2")
 
 	dst := filepath.Join(dir, "dst.bin")
 	start = time.Now()
@@ -356,6 +348,137 @@ func TestUploadDownload50MB(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no-such-dir") {
 		t.Errorf("upload into a missing directory: %v", err)
 	}
+}
+
+// interruptedUpload cancels an upload of src to remote while it is
+// provably under way, and checks that it returns the context's error and
+// leaves neither the file, nor its temp file, nor a process behind. No
+// clock decides when: the upload goes through a gate that holds its bytes
+// once 16 MiB have passed (the server's channel window is far smaller, so
+// by then the remote cat has written most of them to the temp file); the
+// remote cat is stopped (SIGSTOP), so the upload cannot complete; then the
+// gate opens and the context is cancelled.
+func interruptedUpload(t *testing.T, srv *sshtest.Server, c *ssh.Client, src, remote string) {
+	t.Helper()
+	g := newGate(t, srv.Addr, 16<<20)
+	spec := srv.Spec()
+	spec.Port = g.port
+	spec.KnownHosts = filepath.Join(t.TempDir(), "known_hosts")
+	line := knownhosts.Line([]string{knownhosts.Normalize(g.addr)}, srv.HostKey) + "\n"
+	if err := os.WriteFile(spec.KnownHosts, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gc := dial(t, spec)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- gc.Upload(ctx, src, remote) }()
+	select {
+	case <-g.held:
+	case err := <-done:
+		t.Fatalf("the upload ended before 16 MiB went through: %v", err)
+	case <-time.After(2 * time.Minute): // only against a hang
+		t.Fatal("16 MiB of the upload did not go through in 2 minutes")
+	}
+
+	// The remote shell copying the upload (its command line holds the temp
+	// path; the brackets keep pgrep from matching its own shell) and its cat.
+	base := filepath.Base(remote)
+	pattern := ssh.Quote(strings.ReplaceAll(base, ".", "[.]") + "[.]starbench-tmp-")
+	tmps := ssh.Quote(filepath.Dir(remote)) + "/" + ssh.Quote(base) + ".starbench-tmp-*"
+	res := run(t, c, "p=$(pgrep -d, -f "+pattern+") && pkill -STOP -x -P \"$p\" cat && stat -c %s "+tmps, ssh.RunOptions{})
+	size, err := strconv.ParseInt(strings.TrimSpace(res.Stdout), 10, 64)
+	if res.ExitCode != 0 || err != nil || size <= 0 || size >= 50<<20 {
+		g.open()
+		t.Fatalf("want the upload's cat stopped and one partial temp file: exit code %d, %q %q", res.ExitCode, res.Stdout, res.Stderr)
+	}
+	g.open()
+	cancel()
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute): // only against a hang
+		t.Fatal("the upload did not return within 2 minutes of its cancellation")
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted upload: %v, want context.Canceled", err)
+	}
+	res = run(t, c, "ls -a "+ssh.Quote(filepath.Dir(remote))+"; pgrep -a -f "+pattern, ssh.RunOptions{})
+	if strings.Contains(res.Stdout, "starbench-tmp") || strings.Contains(res.Stdout, base+"\n") {
+		t.Errorf("the upload cancelled with %d bytes in its temp file left files or processes:\n%s", size, res.Stdout)
+	}
+	t.Logf("upload cancelled with %d bytes in its temp file: %v", size, err)
+}
+
+// gate relays one TCP connection to target and holds what the client
+// sends once limit bytes have gone through, until open is called.
+type gate struct {
+	addr string
+	port int
+	held chan struct{} // closed when the limit is reached
+	open func()
+}
+
+func newGate(t *testing.T, target string, limit int64) *gate {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resume := make(chan struct{})
+	var once sync.Once
+	g := &gate{addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port, held: make(chan struct{}),
+		open: func() { once.Do(func() { close(resume) }) }}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		g.open()
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		client, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		server, err := net.Dial("tcp", target)
+		if err != nil {
+			client.Close()
+			return
+		}
+		mu.Lock()
+		conns = append(conns, client, server)
+		mu.Unlock()
+		wg.Add(1)
+		go func() { defer wg.Done(); io.Copy(client, server); client.Close() }()
+		var sent int64
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := client.Read(buf)
+			if n > 0 {
+				if _, err := server.Write(buf[:n]); err != nil {
+					break
+				}
+				if sent < limit && sent+int64(n) >= limit {
+					close(g.held)
+					<-resume
+				}
+				sent += int64(n)
+			}
+			if err != nil {
+				break
+			}
+		}
+		server.Close()
+	}()
+	return g
 }
 
 func TestWriteReadFile(t *testing.T) {

@@ -109,13 +109,29 @@ func TestReportBadInput(t *testing.T) {
 	expect(t, starbench(t, nil, "compare", "plans", "--metric", "speed"), 2, "unknown metric")
 	expect(t, starbench(t, nil, "report"), 2, "needs at least one results folder")
 
-	// Two real runs with nothing in common.
+	// Two real runs with nothing in common: another workload at another
+	// thread count (each run prepares its tables on its own embedded server).
 	a, b := outDir(t), outDir(t)
-	expect(t, starbench(t, nil, "sysbench", "oltp_read_only", "--target", "embedded", "--table-size=50", "--events=10", "--time=0", "--out", a, "run"), 1)
-	_ = b
-	os.MkdirAll(b, 0o755)
-	os.WriteFile(filepath.Join(b, "manifest.json"), []byte(`{"tool": {"name": "starbench"}, "plan": "x"}`), 0o644)
-	expect(t, starbench(t, nil, "compare", b, b), 2, "nothing to compare")
+	for _, r := range []struct{ dir, workload, threads string }{{a, "oltp_point_select", "1"}, {b, "oltp_read_only", "2"}} {
+		expect(t, starbench(t, nil, "run", "testdata/plans/matrix.star", "--out", r.dir, "--target", "a=embedded",
+			"-p", "versions=a", "-p", "workloads="+r.workload, "-p", "threads="+r.threads, "-p", "rounds=1",
+			"-p", "time=0", "-p", "events=20", "-p", "table_size=50"), 0, "results: "+r.dir+" (completed)")
+		steps, err := filepath.Glob(filepath.Join(r.dir, "steps", "*", "summary.json"))
+		if err != nil || len(steps) != 1 {
+			t.Fatalf("%s: benchmark steps %v %v, want one", r.dir, steps, err)
+		}
+	}
+	r := starbench(t, nil, "compare", a, b)
+	expect(t, r, 2, "starbench: nothing to compare: no workload, threads and tags in common between out and out#2")
+	if r.stdout != "" {
+		t.Errorf("compare printed a table for runs with nothing in common:\n%s", r.stdout)
+	}
+	// A folder with a manifest but no benchmark step adds no contender.
+	stepless := filepath.Join(t.TempDir(), "stepless")
+	os.MkdirAll(stepless, 0o755)
+	os.WriteFile(filepath.Join(stepless, "manifest.json"), []byte(`{"tool": {"name": "starbench"}, "plan": "x"}`), 0o644)
+	expect(t, starbench(t, nil, "compare", stepless, stepless), 2, "starbench: nothing to compare: the folders hold no benchmark steps")
+	expect(t, starbench(t, nil, "compare", stepless, a), 2, "starbench: nothing to compare: only one contender (out)")
 }
 
 // checkInBrowser opens a report in headless Chromium: no console errors,

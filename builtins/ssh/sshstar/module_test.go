@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"go.starlark.net/starlark"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
@@ -126,41 +129,52 @@ func TestUnknownHostKeyIsRefused(t *testing.T) {
 
 // tiup and TiDB cannot run here: a tiup stand-in on the test host records
 // its arguments and prints what `tiup cluster display --format json`
-// documents, pointing the "tidb" instance at a private MariaDB.
+// documents, pointing the "tidb" instance at a private MariaDB. Like tiup,
+// it reads the topology file deploy names and runs $EDITOR on a file of its
+// own for edit-config; it keeps copies of both in the test's directory, so
+// what is checked is what this run gave tiup. The cluster name is unique,
+// so the files tidb.star writes on the control host are this run's.
 func TestTiDBDeployWithATiupStandIn(t *testing.T) {
 	s := sshtest.Start(t)
 	m := sandboxtest.Shared(t)
 	host, port, _ := strings.Cut(m.Config().Addr, ":")
 	dir := t.TempDir()
+	name := fmt.Sprintf("sb%d", time.Now().UnixNano())
+	topoPath, editPath := "/tmp/starbench-"+name+"-topology.yaml", "/tmp/starbench-"+name+"-edit.yaml"
+	t.Cleanup(func() { os.Remove(topoPath); os.Remove(editPath) })
 	argvLog := filepath.Join(dir, "argv.log")
-	display := fmt.Sprintf(`{"cluster_meta":{"cluster_type":"tidb","cluster_name":"sb","cluster_version":"v5.2.0","deploy_user":"tidb","ssh_type":"builtin","tls_enabled":false,"dashboard_url":"http://10.0.1.1:2379/dashboard"},
+	deployed, edited := filepath.Join(dir, "deployed.yaml"), filepath.Join(dir, "edited.yaml")
+	display := fmt.Sprintf(`{"cluster_meta":{"cluster_type":"tidb","cluster_name":"%s","cluster_version":"v5.2.0","deploy_user":"tidb","ssh_type":"builtin","tls_enabled":false,"dashboard_url":"http://10.0.1.1:2379/dashboard"},
 "instances":[{"id":"10.0.1.1:2379","role":"pd","host":"10.0.1.1","ports":"2379/2380","os_arch":"linux/x86_64","status":"Up|L|UI","since":"-","data_dir":"/tidb-data/pd-2379","deploy_dir":"/tidb-deploy/pd-2379","ComponentName":"pd","Port":2379},
 {"id":"%s:%s","role":"tidb","host":"%s","ports":"%s/10080","os_arch":"linux/x86_64","status":"Up","since":"-","data_dir":"-","deploy_dir":"/tidb-deploy/tidb-4000","ComponentName":"tidb","Port":%s},
 {"id":"10.0.1.4:20160","role":"tikv","host":"10.0.1.4","ports":"20160/20180","os_arch":"linux/x86_64","status":"Up","since":"-","data_dir":"/tidb-data/tikv-20160","deploy_dir":"/tidb-deploy/tikv-20160","ComponentName":"tikv","Port":20160}]}`,
-		m.Config().Addr, port, host, port, port)
+		name, m.Config().Addr, port, host, port, port)
 	os.WriteFile(filepath.Join(dir, "display.json"), []byte(display), 0o644)
 	tiup := filepath.Join(dir, "tiup")
 	os.WriteFile(tiup, []byte(fmt.Sprintf(`#!/bin/sh
-printf '%%s\n' "$*" >> %s
-if [ -n "$EDITOR" ]; then echo "EDITOR=$EDITOR" >> %s; fi
+printf '%%s\n' "$*" >> %[1]s
+if [ -n "$EDITOR" ]; then echo "EDITOR=$EDITOR" >> %[1]s; fi
 case "$*" in
-  *"display sb --format json"*) cat %s ;;
+  "cluster deploy "*) cp "$5" %[2]s ;;
+  "cluster edit-config "*) $EDITOR %[3]s ;;
+  *"display %[4]s --format json"*) cat %[5]s ;;
 esac
-`, argvLog, argvLog, filepath.Join(dir, "display.json"))), 0o755)
+`, argvLog, deployed, edited, name, filepath.Join(dir, "display.json"))), 0o755)
 	r := run(t, fmt.Sprintf(`
 load("@stdlib//tidb.star", "tidb")
 def main(p):
     ctl = ssh.host(%s)
     topo = tidb.topology(pd = ["10.0.1.1"], tidb = ["10.0.1.2"], tikv = ["10.0.1.4"], server_configs = {"tikv": {"raftstore.apply-pool-size": 3}})
-    cluster = tidb.deploy(ctl, name = "sb", version = "v5.2.0", topology = topo, tiup = %q, wait = "10s")
+    cluster = tidb.deploy(ctl, name = %q, version = "v5.2.0", topology = topo, tiup = %q, wait = "10s")
     print("endpoints", cluster.endpoints())
     conn = cluster.connect(user = "root", password = %q, database = "sbtest")
     print("connected", conn.version())
+    topo["tikv_servers"].append({"host": "10.0.1.5", "port": 20161})
     cluster.edit_config(topo)
     cluster.stop()
     cluster.start()
     cluster.destroy()
-`, hostArgs(s), tiup, m.Password()), runner.Options{Secrets: []string{m.Password()}})
+`, hostArgs(s), name, tiup, m.Password()), runner.Options{Secrets: []string{m.Password()}})
 	if r.Err != nil {
 		t.Fatal(plantest.Backtrace(r.Err))
 	}
@@ -170,24 +184,51 @@ def main(p):
 	argv, _ := os.ReadFile(argvLog)
 	lines := strings.Split(strings.TrimSpace(string(argv)), "\n")
 	want := []string{
-		"cluster deploy sb v5.2.0 /tmp/starbench-sb-topology.yaml --yes",
-		"cluster start sb",
-		"cluster display sb --format json", // readiness
-		"cluster display sb --format json", // endpoints
-		"cluster display sb --format json", // connect
-		"cluster edit-config sb",
-		"EDITOR=cp /tmp/starbench-sb-edit.yaml",
-		"cluster reload sb --yes",
-		"cluster stop sb --yes",
-		"cluster start sb",
-		"cluster destroy sb --yes",
+		"cluster deploy " + name + " v5.2.0 " + topoPath + " --yes",
+		"cluster start " + name,
+		"cluster display " + name + " --format json", // readiness
+		"cluster display " + name + " --format json", // endpoints
+		"cluster display " + name + " --format json", // connect
+		"cluster edit-config " + name,
+		"EDITOR=cp " + editPath,
+		"cluster reload " + name + " --yes",
+		"cluster stop " + name + " --yes",
+		"cluster start " + name,
+		"cluster destroy " + name + " --yes",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("tiup was called with:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
-	topo, _ := os.ReadFile("/tmp/starbench-sb-topology.yaml")
-	if !strings.Contains(string(topo), "raftstore.apply-pool-size: 3") || !strings.Contains(string(topo), "tikv_servers:\n    - host: 10.0.1.4") {
-		t.Errorf("topology file:\n%s", topo)
+	global := map[string]any{"user": "tidb", "ssh_port": 22, "deploy_dir": "/tidb-deploy", "data_dir": "/tidb-data"}
+	configs := map[string]any{"tikv": map[string]any{"raftstore.apply-pool-size": 3}}
+	checkYAML(t, deployed, map[string]any{
+		"global": global, "server_configs": configs,
+		"pd_servers":   []any{map[string]any{"host": "10.0.1.1"}},
+		"tidb_servers": []any{map[string]any{"host": "10.0.1.2"}},
+		"tikv_servers": []any{map[string]any{"host": "10.0.1.4"}},
+	})
+	checkYAML(t, edited, map[string]any{
+		"global": global, "server_configs": configs,
+		"pd_servers":   []any{map[string]any{"host": "10.0.1.1"}},
+		"tidb_servers": []any{map[string]any{"host": "10.0.1.2"}},
+		"tikv_servers": []any{map[string]any{"host": "10.0.1.4"}, map[string]any{"host": "10.0.1.5", "port": 20161}},
+	})
+}
+
+// checkYAML fails unless the file (a copy the tiup stand-in made) parses
+// as YAML into want.
+func checkYAML(t *testing.T, path string, want map[string]any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("tiup was not given the file: %v", err)
+	}
+	var got map[string]any
+	if err := yaml.Unmarshal(data, &got); err != nil {
+		t.Fatalf("%s does not parse: %v\n%s", filepath.Base(path), err, data)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s is\n%s\nwant %v", filepath.Base(path), data, want)
 	}
 }
 
