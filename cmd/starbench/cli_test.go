@@ -297,6 +297,18 @@ func TestSandboxTargetFromCLI(t *testing.T) {
 	}
 }
 
+// A sysbench run on a server that lives for the command only prepares its
+// tables first (there is no other way they could exist), saying so.
+func TestSysbenchRunOnAThrowawayTarget(t *testing.T) {
+	out := outDir(t)
+	r := starbench(t, nil, "sysbench", "oltp_point_select", "--target", "embedded", "--table-size=100", "--events=50", "--time=0", "--out", out, "run")
+	expect(t, r, 0, "note: --target embedded starts an empty server for this command only; preparing the tables first",
+		"Inserting 100 records into 'sbtest1'", "total number of events:              50", "results: "+out+" (completed)")
+	if strings.Contains(r.stdout, "Inserting") {
+		t.Errorf("the prepare's lines went to stdout, among the run's report:\n%s", r.stdout)
+	}
+}
+
 func TestHelpHasExamples(t *testing.T) {
 	for _, cmd := range []string{"run", "check", "sysbench", "doc", "version"} {
 		r := starbench(t, nil, cmd, "--help")

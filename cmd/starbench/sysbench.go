@@ -56,7 +56,7 @@ func (a *app) sysbenchCommand() *cobra.Command {
 		Long:  sysbenchLong,
 		Example: `  starbench sysbench oltp_read_write --tables=16 --table-size=10000 --threads=16 --mysql-host=127.0.0.1 --mysql-port=4000 --mysql-user=root prepare
   starbench sysbench --db-driver=mysql /usr/share/sysbench/oltp_point_select.lua --mysql-host=127.0.0.1 --mysql-port=4000 --mysql-user=root --tables=16 --table-size=10000 --threads=150 --time=300 --report-interval=10 run
-  starbench sysbench oltp_read_only --target sandbox:mariadb --table-size=1000 prepare
+  starbench sysbench oltp_read_only --target sandbox:mariadb --table-size=1000 --time=10 run   # prepares first: the server lives for this command only
   starbench sysbench oltp_read_write help`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -124,6 +124,14 @@ func (a *app) runSysbench(cmd *cobra.Command, args []string) error {
 	case "prewarm", "warmup":
 		err = sysbench.Prewarm(ctx, conn, script, o, printer.W)
 	case "run":
+		if kind := info["kind"]; kind == "embedded" || kind == "sandbox" {
+			// The server lives for this command only, so no earlier
+			// prepare can have made the tables: make them first.
+			fmt.Fprintf(a.stderr, "note: --target %s starts an empty server for this command only; preparing the tables first\n", kind)
+			if _, err := sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed, sysbench.PrepareMode{Load: cl.Load}, a.stderr); err != nil {
+				return wrapInterrupt(ctx, fmt.Errorf("prepare on the throwaway server: %w", err))
+			}
+		}
 		return a.sysbenchRun(ctx, cl, wl, conn, cfgs, info, printer, &output)
 	}
 	return wrapInterrupt(ctx, err)
