@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: test deps build vet fmt-check quickstart
+.PHONY: test deps build vet fmt-check quickstart fuzz
 
 # -p 1: one package at a time. Several tests compare speeds (a slowed proxy
 # against a direct connection, starbench against sysbench) or load the
@@ -14,6 +14,13 @@ test: deps
 
 deps:
 	bash scripts/test-deps.sh
+
+# Each parser's fuzz target for $(FUZZTIME), one after another (CI runs it
+# after the tests). A failing input is kept under
+# <package>/testdata/fuzz/<target>/, and plain `go test` runs it from then on.
+FUZZTIME ?= 5s
+fuzz:
+	FUZZTIME=$(FUZZTIME) bash scripts/fuzz.sh
 
 build:
 	$(GO) build -o bin/starbench ./cmd/starbench

@@ -39,10 +39,13 @@ func DurationOf(v starlark.Value) (time.Duration, error) {
 		}
 		return time.Duration(secs) * time.Second, nil
 	case starlark.Float:
-		if v < 0 || math.IsNaN(float64(v)) || float64(v) > float64(math.MaxInt64)/float64(time.Second) {
+		// float64(math.MaxInt64) is 2^63: a product that reaches it would
+		// wrap around to a negative duration.
+		ns := float64(v) * float64(time.Second)
+		if v < 0 || math.IsNaN(float64(v)) || ns >= float64(math.MaxInt64) {
 			return 0, fmt.Errorf("duration %v seconds is out of range", v)
 		}
-		return time.Duration(float64(v) * float64(time.Second)), nil
+		return time.Duration(ns), nil
 	}
 	return 0, fmt.Errorf("want a duration (a string like \"300s\" or a number of seconds), got %s", v.Type())
 }

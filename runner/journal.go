@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -53,11 +54,33 @@ type journal struct {
 }
 
 func openJournal(dir string, redact func(string) string) (*journal, error) {
-	f, err := os.OpenFile(filepath.Join(dir, JournalFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	path := filepath.Join(dir, JournalFile)
+	if err := dropPartialLine(path); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	return &journal{dir: dir, file: f, redact: redact}, nil
+}
+
+// dropPartialLine cuts a final line that lacks its newline (a write cut
+// short by a crash, which ReadJournal ignores), so that the records a
+// resumed run appends start on a line of their own instead of completing
+// it into a damaged line.
+func dropPartialLine(path string) error {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return nil
+	}
+	return os.Truncate(path, int64(bytes.LastIndexByte(data, '\n')+1))
 }
 
 // write appends rec; large results are moved into a file first.
@@ -106,24 +129,30 @@ func (j *journal) close() error {
 }
 
 // ReadJournal parses a journal file. A final line without its newline (a
-// write cut short by a crash) is ignored; any other bad line is an error.
+// write cut short by a crash) is ignored; any other bad line is an error
+// that names the file and the line and says the journal is damaged.
 func ReadJournal(path string) ([]JournalRecord, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return parseJournal(path, data)
+}
+
+func parseJournal(path string, data []byte) ([]JournalRecord, error) {
 	var recs []JournalRecord
 	for lineNo, start := 1, 0; start < len(data); lineNo++ {
-		end := start
-		for end < len(data) && data[end] != '\n' {
-			end++
-		}
-		if end == len(data) {
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
 			break // incomplete last line
 		}
+		end += start
 		var rec JournalRecord
 		if err := json.Unmarshal(data[start:end], &rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+			return nil, fmt.Errorf("%s:%d: the journal is damaged: the line is not a journal record (%v)", path, lineNo, err)
+		}
+		if rec.Event == "" {
+			return nil, fmt.Errorf("%s:%d: the journal is damaged: the line is not a journal record (no event)", path, lineNo)
 		}
 		recs = append(recs, rec)
 		start = end + 1

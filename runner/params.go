@@ -214,8 +214,10 @@ func parseScalar(kind, text string) (starlark.Value, error) {
 		if _, err := ParseDuration(text); err != nil {
 			return nil, err
 		}
-		if _, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
-			return starlark.String(strings.TrimSpace(text) + "s"), nil
+		if secs, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
+			// A bare number counts seconds; written plainly ("300s", not
+			// "1e3s" or "0x1p4s") so that it reads back as a duration.
+			return starlark.String(strconv.FormatFloat(secs, 'f', -1, 64) + "s"), nil
 		}
 		return starlark.String(strings.TrimSpace(text)), nil
 	default:

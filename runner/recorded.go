@@ -55,7 +55,7 @@ func LoadRecorded(dir string) (*Recorded, error) {
 	}
 	rec.Journal, err = ReadJournal(filepath.Join(dir, JournalFile))
 	if err != nil && !os.IsNotExist(err) {
-		return nil, usageErrorf("%s: %v", dir, err)
+		return nil, usageErrorf("%v", err) // names the file (and the damaged line)
 	}
 	return rec, nil
 }

@@ -6,13 +6,18 @@
 package db
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -35,8 +40,13 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 			err = fmt.Errorf("invalid DSN %s: %v (want user:password@tcp(host:port)/db or mysql://user:password@host:port/db)", RedactDSNText(dsn), err)
 		}
 	}
+	if err == nil && strings.HasPrefix(cfg.Net, "tcp") {
+		if aerr := checkHostPort(cfg.Addr); aerr != nil {
+			err = fmt.Errorf("invalid DSN %s: address %s: %v", RedactDSNText(dsn), cfg.Addr, aerr)
+		}
+	}
 	if err != nil {
-		return nil, err
+		return nil, errors.New(hidePassword(err.Error(), dsn))
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultConnectTimeout
@@ -47,6 +57,19 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// checkHostPort refuses a TCP address that is not host:port with a port
+// of 1-65535 (the driver passes "]" on as "]:3306").
+func checkHostPort(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("invalid port %q", port)
+	}
+	return nil
 }
 
 func parseURL(dsn string) (*mysql.Config, error) {
@@ -78,13 +101,17 @@ func parseURL(dsn string) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-// redactURLError drops the URL (with its password) that url.Parse quotes.
+// redactURLError drops the URL (with its password) that url.Parse quotes,
+// and the part of it the error quotes (a "port" may be half a password
+// that holds a "/").
 func redactURLError(err error) error {
 	if ue, ok := err.(*url.Error); ok {
-		return ue.Err
+		return errors.New(quotedText.ReplaceAllString(ue.Err.Error(), ""))
 	}
 	return err
 }
+
+var quotedText = regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`)
 
 // Redacted formats cfg as a DSN with its password replaced by ***.
 func Redacted(cfg *mysql.Config) string {
@@ -95,20 +122,67 @@ func Redacted(cfg *mysql.Config) string {
 	return c.FormatDSN()
 }
 
-var (
-	urlPassword = regexp.MustCompile(`^(mysql://[^:/@]*:)[^@]*@`)
-	dsnPassword = regexp.MustCompile(`^([^:/@()]*:).*@((tcp|unix|tcp6|udp)?\(|/)`)
-)
-
-// RedactDSNText hides the password in DSN text that may not parse.
+// RedactDSNText hides the password in DSN text that may not parse, in
+// either form, with or without a --target name ("main=user:pw@...").
 func RedactDSNText(dsn string) string {
-	if urlPassword.MatchString(dsn) {
-		return urlPassword.ReplaceAllString(dsn, "${1}***@")
+	i, j := passwordSpan(dsn)
+	if i < 0 {
+		return dsn
 	}
-	if dsnPassword.MatchString(dsn) {
-		return dsnPassword.ReplaceAllString(dsn, "${1}***@${2}")
+	return dsn[:i] + "***" + dsn[j:]
+}
+
+// passwordSpan locates the password in DSN text that may not parse: from
+// the first ":" of the user info to the "@" that ends it, the last "@"
+// before the query string or else the last "@" (where the DSN does not
+// parse, a password may hold "@", "/", "?" and "#"). It returns -1, -1
+// when the text has no password.
+func passwordSpan(dsn string) (int, int) {
+	off := 0
+	if name, spec := SplitNamedTarget(dsn); name != "" {
+		off, dsn = len(name)+1, spec
 	}
-	return dsn
+	if strings.HasPrefix(dsn, "mysql://") {
+		off, dsn = off+len("mysql://"), dsn[len("mysql://"):]
+	}
+	colon := strings.IndexByte(dsn, ':')
+	if colon < 0 || strings.ContainsAny(dsn[:colon], "/@()?#") {
+		return -1, -1
+	}
+	at := -1
+	if q := strings.IndexByte(dsn[colon:], '?'); q >= 0 {
+		at = strings.LastIndexByte(dsn[colon:colon+q], '@')
+	}
+	if at < 0 {
+		at = strings.LastIndexByte(dsn[colon:], '@')
+	}
+	if at < 0 {
+		return -1, -1
+	}
+	return off + colon + 1, off + colon + at
+}
+
+// hidePassword removes from a parser's message the password of the DSN it
+// failed on, and the pieces of it the parser may have cut at a separator
+// and quoted (a network name, a port, a parameter value).
+func hidePassword(msg, dsn string) string {
+	i, j := passwordSpan(dsn)
+	if i < 0 || i == j {
+		return msg
+	}
+	pw := dsn[i:j]
+	// Pieces are cut at separators and at what a message may escape when
+	// it quotes them (%q), so that they are found as printed.
+	pieces := append(strings.FieldsFunc(pw, func(r rune) bool {
+		return strings.ContainsRune("/@?#:()=&,%\"'\\", r) || r == utf8.RuneError || !unicode.IsPrint(r)
+	}), pw)
+	sort.Slice(pieces, func(a, b int) bool { return len(pieces[a]) > len(pieces[b]) })
+	for _, p := range pieces {
+		if len(p) >= 3 {
+			msg = strings.ReplaceAll(msg, p, "***")
+		}
+	}
+	return msg
 }
 
 // Endpoint is host:port (or the socket path) of a config, for messages.

@@ -41,7 +41,10 @@ func ParseThreshold(s string) (Threshold, error) {
 	if err != nil {
 		return Threshold{}, fmt.Errorf("threshold %q: %w", s, err)
 	}
-	pct, _ := strconv.ParseFloat(m[3], 64)
+	pct, err := strconv.ParseFloat(m[3], 64)
+	if err != nil { // out of range: ±Inf would cross nothing or everything
+		return Threshold{}, fmt.Errorf("threshold %q: the percent %s is out of range", s, m[3])
+	}
 	return Threshold{Metric: metric, Less: m[2] == "<", Percent: pct, Text: strings.TrimSpace(s)}, nil
 }
 

@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,6 +109,21 @@ func atLeast(name string, get func(o *Options) int64, min int64) func(o *Options
 	}
 }
 
+// maxSeconds is the most seconds a time.Duration holds.
+const maxSeconds = math.MaxInt64 / int64(time.Second)
+
+// seconds checks an option counted in seconds: at least min, and few
+// enough to be a duration (more would wrap around to a negative one).
+func seconds(name string, get func(o *Options) int64, min int64) func(o *Options) error {
+	atLeastMin := atLeast(name, get, min)
+	return func(o *Options) error {
+		if v := get(o); v > maxSeconds {
+			return fmt.Errorf("invalid value for --%s: %d (must be at most %d seconds)", strings.ReplaceAll(name, "_", "-"), v, maxSeconds)
+		}
+		return atLeastMin(o)
+	}
+}
+
 // Table is every option starbench's sysbench accepts.
 var Table = []Option{
 	{Name: "threads", Group: "general", Help: "number of threads to use", Aliases: []string{"num_threads"},
@@ -115,11 +131,11 @@ var Table = []Option{
 	{Name: "events", Group: "general", Help: "limit for total number of events (0: no limit)", Aliases: []string{"max_requests"},
 		field: func(o *Options) any { return &o.Events }, check: atLeast("events", func(o *Options) int64 { return o.Events }, 0)},
 	{Name: "time", Group: "general", Help: "limit for total execution time in seconds (0: no limit)", Aliases: []string{"max_time"},
-		field: func(o *Options) any { return &o.Time }, check: atLeast("time", func(o *Options) int64 { return o.Time }, 0)},
+		field: func(o *Options) any { return &o.Time }, check: seconds("time", func(o *Options) int64 { return o.Time }, 0)},
 	{Name: "rate", Group: "general", Help: "average transactions rate, events/s in total (0: unlimited, closed loop); an open loop: latency counts from each event's scheduled start", Aliases: []string{"tx_rate"},
 		field: func(o *Options) any { return &o.Rate }, check: atLeast("rate", func(o *Options) int64 { return o.Rate }, 0)},
 	{Name: "report_interval", Group: "general", Help: "report intermediate statistics every N seconds (0: off)",
-		field: func(o *Options) any { return &o.ReportInterval }, check: atLeast("report_interval", func(o *Options) int64 { return o.ReportInterval }, 0)},
+		field: func(o *Options) any { return &o.ReportInterval }, check: seconds("report_interval", func(o *Options) int64 { return o.ReportInterval }, 0)},
 	{Name: "percentile", Group: "general", Help: "percentile to report in latency statistics (1-100; 0 disables)",
 		field: func(o *Options) any { return &o.Percentile }, check: func(o *Options) error {
 			if o.Percentile < 0 || o.Percentile > 100 {
@@ -129,9 +145,9 @@ var Table = []Option{
 		}},
 	{Name: "histogram", Group: "general", Help: "print a latency histogram in the report", field: func(o *Options) any { return &o.Histogram }},
 	{Name: "warmup_time", Group: "general", Help: "run load for N seconds before counting anything (master; accepted in 1.0.20 too)",
-		field: func(o *Options) any { return &o.WarmupTime }, check: atLeast("warmup_time", func(o *Options) int64 { return o.WarmupTime }, 0)},
+		field: func(o *Options) any { return &o.WarmupTime }, check: seconds("warmup_time", func(o *Options) int64 { return o.WarmupTime }, 0)},
 	{Name: "reconnect_timeout", Group: "general", Help: "seconds a thread tries to reconnect after losing its connection before the run fails (starbench extension)",
-		field: func(o *Options) any { return &o.ReconnectTimeout }, check: atLeast("reconnect_timeout", func(o *Options) int64 { return o.ReconnectTimeout }, 1)},
+		field: func(o *Options) any { return &o.ReconnectTimeout }, check: seconds("reconnect_timeout", func(o *Options) int64 { return o.ReconnectTimeout }, 1)},
 	{Name: "forced_shutdown", Group: "general", Help: "accepted for compatibility; starbench always stops after the current event",
 		field: func(o *Options) any { return &o.ForcedShutdown }},
 	{Name: "rand_type", Group: "rand", Help: "random numbers distribution {uniform, gaussian, special, pareto, zipfian}",
@@ -290,7 +306,7 @@ func (opt *Option) set(o *Options, text string) error {
 		*p = n
 	case *float64:
 		f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
-		if err != nil {
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return fmt.Errorf("invalid value for %s: %q is not a number", flag, text)
 		}
 		*p = f

@@ -133,7 +133,9 @@ func (r *Rand) Pareto(a, b int64) int64 {
 	if b <= a {
 		return a
 	}
-	return a + int64(float64(b-a+1)*math.Pow(r.Float64(), r.paretoPow))
+	// With h near 1 the power is so small that the draw rounds to 1.0:
+	// keep it in range.
+	return min(b, a+int64(float64(b-a+1)*math.Pow(r.Float64(), r.paretoPow)))
 }
 
 // Zipfian draws k in [1, n] with P(k) proportional to k^-exp, shifted to a.

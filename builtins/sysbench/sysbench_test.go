@@ -3,6 +3,7 @@ package sysbench_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"strings"
@@ -81,8 +82,20 @@ func TestCommandLineErrors(t *testing.T) {
 	if _, err := sysbench.ParseCommandLine(strings.Fields("oltp_read_write run --rand-type=zipfian --profile=master")); err != nil {
 		t.Errorf("zipfian in master: %v", err)
 	}
-	if _, err := sysbench.NewWorkload("select_random_points", func() sysbench.Options { o := sysbench.Defaults("1.0.20"); o.Tables = 2; return o }()); err == nil {
-		t.Errorf("select_random_points must refuse --tables=2")
+	// sysbench's select_random_* assert --tables=1 in prepare and cleanup
+	// only: their run takes any --tables (and uses sbtest1).
+	twoTables := sysbench.Defaults("1.0.20")
+	twoTables.Tables = 2
+	if _, err := sysbench.NewWorkload("select_random_points", twoTables); err != nil {
+		t.Errorf("select_random_points run with --tables=2: %v", err)
+	}
+	script, _ := sysbench.LookupScript("select_random_ranges")
+	want := "select_random_ranges: this benchmark does not support --tables > 1 (got 2)"
+	if _, err := sysbench.Prepare(context.Background(), nil, script, &twoTables, 1, sysbench.PrepareMode{}, io.Discard); err == nil || err.Error() != want {
+		t.Errorf("prepare with --tables=2: %v, want %q", err, want)
+	}
+	if _, err := sysbench.Cleanup(context.Background(), nil, script, &twoTables, io.Discard); err == nil || err.Error() != want {
+		t.Errorf("cleanup with --tables=2: %v, want %q", err, want)
 	}
 	if _, err := sysbench.LookupScript("oltp_nothing"); err == nil || !strings.Contains(err.Error(), "known: bulk_insert") {
 		t.Errorf("unknown script: %v", err)

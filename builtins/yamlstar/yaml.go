@@ -5,6 +5,7 @@ package yamlstar
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 
@@ -74,6 +75,14 @@ func toNode(v starlark.Value, path string) (*yaml.Node, error) {
 	case starlark.Int:
 		return scalar("!!int", v.String()), nil
 	case starlark.Float:
+		switch f := float64(v); {
+		case math.IsInf(f, 1):
+			return scalar("!!float", ".inf"), nil // YAML's spelling; Go's "+Inf" does not read back
+		case math.IsInf(f, -1):
+			return scalar("!!float", "-.inf"), nil
+		case math.IsNaN(f):
+			return scalar("!!float", ".nan"), nil
+		}
 		return scalar("!!float", strconv.FormatFloat(float64(v), 'g', -1, 64)), nil
 	case starlark.String:
 		return scalar("!!str", string(v)), nil
@@ -127,21 +136,45 @@ func decode(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs
 	if len(doc.Content) == 0 {
 		return starlark.None, nil
 	}
-	v, err := fromNode(doc.Content[0])
+	v, err := (&decoder{expanding: map[*yaml.Node]bool{}}).fromNode(doc.Content[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	return v, nil
 }
 
-func fromNode(n *yaml.Node) (starlark.Value, error) {
+// maxAliasValues bounds the values that aliases may expand to: a few
+// nested anchors can otherwise stand for billions ("billion laughs").
+const maxAliasValues = 1 << 20
+
+// decoder turns YAML nodes into Starlark values, expanding aliases.
+type decoder struct {
+	expanding map[*yaml.Node]bool // anchored nodes being expanded for an alias
+	depth     int                 // aliases being expanded
+	expanded  int                 // values built inside alias expansions
+}
+
+func (dec *decoder) fromNode(n *yaml.Node) (starlark.Value, error) {
+	if dec.depth > 0 {
+		if dec.expanded++; dec.expanded > maxAliasValues {
+			return nil, fmt.Errorf("aliases expand to more than %d values", maxAliasValues)
+		}
+	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		return fromNode(n.Alias)
+		if n.Alias == nil || dec.expanding[n.Alias] {
+			return nil, fmt.Errorf("line %d: alias *%s refers to itself", n.Line, n.Value)
+		}
+		dec.expanding[n.Alias] = true
+		dec.depth++
+		v, err := dec.fromNode(n.Alias)
+		dec.depth--
+		delete(dec.expanding, n.Alias)
+		return v, err
 	case yaml.SequenceNode:
 		var vals []starlark.Value
 		for _, c := range n.Content {
-			v, err := fromNode(c)
+			v, err := dec.fromNode(c)
 			if err != nil {
 				return nil, err
 			}
@@ -151,11 +184,11 @@ func fromNode(n *yaml.Node) (starlark.Value, error) {
 	case yaml.MappingNode:
 		d := starlark.NewDict(len(n.Content) / 2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, err := fromNode(n.Content[i])
+			k, err := dec.fromNode(n.Content[i])
 			if err != nil {
 				return nil, err
 			}
-			v, err := fromNode(n.Content[i+1])
+			v, err := dec.fromNode(n.Content[i+1])
 			if err != nil {
 				return nil, err
 			}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs every Go fuzz target (func FuzzXxx in a *_test.go file) briefly, one
+# after another, and fails if any of them finds a failing input.
+#
+#   scripts/fuzz.sh                      # each target for 5s
+#   FUZZTIME=1m scripts/fuzz.sh          # longer (any go test -fuzztime value, e.g. 10000x)
+#   FUZZ_TARGETS='DSN|Journal' scripts/fuzz.sh    # only targets matching a regexp
+#
+# Settings (environment):
+#   FUZZTIME      time (or Nx count) per target; default 5s
+#   FUZZPARALLEL  fuzzing workers per target; default 1
+#   FUZZTIMEOUT   go test -timeout per target, which also catches a hang; default 3m
+#   FUZZ_TARGETS  extended regexp that target names must match; default all
+#
+# A failing input is written to PKG/testdata/fuzz/FuzzXxx/HASH: fix the bug
+# and commit the file, so that plain 'go test' keeps running it as a test
+# case (every file there, and every f.Add seed, runs in ordinary test runs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime="${FUZZTIME:-5s}"
+parallel="${FUZZPARALLEL:-1}"
+timeout="${FUZZTIMEOUT:-3m}"
+filter="${FUZZ_TARGETS:-.}"
+
+# Discover the targets: "dir name" pairs, in a stable order.
+mapfile -t targets < <(
+	grep -rE --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*\(' --exclude-dir=.git --exclude-dir=testdata . |
+		sed -E 's|^\./||; s|/[^/]*_test\.go:func | |; s|\($||' |
+		grep -E " (${filter})" | sort -u || true
+)
+if [ "${#targets[@]}" -eq 0 ]; then
+	echo "fuzz.sh: no fuzz targets match '${filter}'" >&2
+	exit 1
+fi
+
+failed=()
+start=$SECONDS
+for t in "${targets[@]}"; do
+	dir="${t% *}"
+	name="${t#* }"
+	echo "=== fuzz ${dir} ${name} (${fuzztime})"
+	if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "${fuzztime}" -parallel "${parallel}" -timeout "${timeout}" "./${dir}"; then
+		failed+=("${dir} ${name}")
+	fi
+done
+
+echo "fuzz.sh: ${#targets[@]} targets in $((SECONDS - start))s"
+if [ "${#failed[@]}" -gt 0 ]; then
+	echo "fuzz.sh: FAILED:" >&2
+	printf '  %s\n' "${failed[@]}" >&2
+	echo "fuzz.sh: the failing inputs are under <package>/testdata/fuzz/<target>/; fix the bug and keep them" >&2
+	exit 1
+fi
