@@ -72,13 +72,24 @@ type Row struct {
 	Cells []Cell `json:"cells"`
 }
 
-// Violation is a threshold crossed by a contender on a key.
+// Violation is a threshold crossed by a contender on a key, or (Missing)
+// a step of the baseline that a contender does not have at all, which no
+// threshold can pass: a run that lost a workload did not hold its speed.
 type Violation struct {
 	Threshold string  `json:"threshold"`
 	Key       string  `json:"key"`
 	Contender string  `json:"contender"`
 	Change    float64 `json:"change_pct"`
-	Noise     string  `json:"noise"` // "beyond noise" or "single samples"
+	Noise     string  `json:"noise"` // "beyond noise", "single samples" or "missing"
+	Missing   bool    `json:"missing,omitempty"`
+}
+
+// Describe says what was crossed, for a baseline.
+func (v Violation) Describe(baseline string) string {
+	if v.Missing {
+		return fmt.Sprintf("missing step: %s, %s has none (%s has; %s cannot pass without it)", v.Key, v.Contender, baseline, v.Threshold)
+	}
+	return fmt.Sprintf("threshold %s crossed: %s, %s %+.2f%% vs %s (%s)", v.Threshold, v.Key, v.Contender, v.Change, baseline, v.Noise)
 }
 
 // Comparison is the result of Compare.
@@ -152,22 +163,19 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 			}
 		}
 	}
+	// Every step of the baseline is a row, also one that no other
+	// contender has: what a run lost shows ("-") instead of vanishing.
+	shared := false
 	for _, k := range keys {
 		if c.groups[c.Baseline][k] == nil {
 			continue
 		}
-		shared := false
 		for _, name := range c.Contenders[1:] {
-			if c.groups[name][k] != nil {
-				shared = true
-			}
-		}
-		if !shared {
-			continue
+			shared = shared || c.groups[name][k] != nil
 		}
 		c.Rows = append(c.Rows, c.row(k, opts.Metric))
 	}
-	if len(c.Rows) == 0 {
+	if !shared {
 		return nil, fmt.Errorf("%w: no workload, threads and tags in common between %s", ErrNothingToCompare, strings.Join(c.Contenders, " and "))
 	}
 	for _, t := range opts.Thresholds {
@@ -185,14 +193,35 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 				case base.N >= 2 && cell.Stats.N >= 2 && !cell.Significant:
 					continue // within noise
 				case base.N >= 2 && cell.Stats.N >= 2:
-					c.Violations = append(c.Violations, Violation{t.Text, k.String(), cell.Contender, cell.Change, "beyond noise"})
+					c.Violations = append(c.Violations, Violation{Threshold: t.Text, Key: k.String(), Contender: cell.Contender, Change: cell.Change, Noise: "beyond noise"})
 				default:
-					c.Violations = append(c.Violations, Violation{t.Text, k.String(), cell.Contender, cell.Change, "single samples"})
+					c.Violations = append(c.Violations, Violation{Threshold: t.Text, Key: k.String(), Contender: cell.Contender, Change: cell.Change, Noise: "single samples"})
 				}
 			}
 		}
 	}
+	c.missingSteps(opts.Thresholds)
 	return c, nil
+}
+
+// missingSteps adds a violation for every step of the baseline that a
+// contender lacks, once, when there are thresholds to pass.
+func (c *Comparison) missingSteps(thresholds []Threshold) {
+	if len(thresholds) == 0 {
+		return
+	}
+	var texts []string
+	for _, t := range thresholds {
+		texts = append(texts, t.Text)
+	}
+	for _, r := range c.Rows {
+		for _, cell := range r.Cells[1:] {
+			if !cell.Present {
+				c.Violations = append(c.Violations, Violation{Threshold: strings.Join(texts, ", "), Key: r.Name,
+					Contender: cell.Contender, Noise: "missing", Missing: true})
+			}
+		}
+	}
 }
 
 func (c *Comparison) row(k Key, m Metric) Row {
@@ -293,15 +322,23 @@ func (c *Comparison) byLabel() string {
 
 // Legend explains the marks of Table.
 func (c *Comparison) Legend() string {
+	legend := "One sample per contender: changes are compared directly, without a noise estimate (repeat steps with the round tag to get one)."
 	if c.HasRepeats() {
-		return "Values are means; ±: 95% confidence interval of the mean. ~: the change is within run-to-run noise (Welch's t-test, 95%)."
+		legend = "Values are means; ±: 95% confidence interval of the mean. ~: the change is within run-to-run noise (Welch's t-test, 95%)."
 	}
-	return "One sample per contender: changes are compared directly, without a noise estimate (repeat steps with the round tag to get one)."
+	for _, r := range c.Rows {
+		for _, cell := range r.Cells {
+			if !cell.Present {
+				return legend + " -: the contender has no such step (with --fail-if, a missing step fails the comparison)."
+			}
+		}
+	}
+	return legend
 }
 
 // WriteViolations lists crossed thresholds.
 func (c *Comparison) WriteViolations(w io.Writer) {
 	for _, v := range c.Violations {
-		fmt.Fprintf(w, "threshold %s crossed: %s, %s %+.2f%% vs %s (%s)\n", v.Threshold, v.Key, v.Contender, v.Change, c.Baseline, v.Noise)
+		fmt.Fprintln(w, v.Describe(c.Baseline))
 	}
 }

@@ -82,7 +82,7 @@ func WriteCompareHTML(w io.Writer, runs []*Run, c *Comparison) error {
 		p.Runs = append(p.Runs, pageRun{Name: r.Name, Facts: facts(r)})
 	}
 	for _, v := range c.Violations {
-		p.Violations = append(p.Violations, fmt.Sprintf("%s: %s, %s %+.2f%% vs %s (%s)", v.Threshold, v.Key, v.Contender, v.Change, c.Baseline, v.Noise))
+		p.Violations = append(p.Violations, v.Describe(c.Baseline))
 	}
 	var cats []string
 	for _, r := range c.Rows {

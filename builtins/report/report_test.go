@@ -75,7 +75,7 @@ func TestCompareByTagWithRepeatsAndThresholds(t *testing.T) {
 		bm(r, "oltp_point_select", 8, 500+jitter, 9, tag("c"))  // a real drop
 		bm(r, "oltp_read_only", 8, 200+jitter, 10, tag("a"))    // b lacks it: a row, b missing
 		bm(r, "oltp_read_only", 8, 240+jitter, 10, tag("c"))
-		bm(r, "oltp_read_write", 8, 300, 20, tag("a")) // only the baseline has it: no row
+		bm(r, "oltp_read_write", 8, 300, 20, tag("a")) // only the baseline has it: a row, b and c missing
 	}
 	c, err := Compare([]*Run{r}, CompareOptions{By: "version", Baseline: "a", Metric: MetricTPS,
 		Thresholds: []Threshold{mustThreshold(t, "tps<-5%"), mustThreshold(t, "p99>+50%")}})
@@ -102,6 +102,11 @@ func TestCompareByTagWithRepeatsAndThresholds(t *testing.T) {
 			{contender: "b"},
 			{"c", true, true, 2, 241.5, 19.8511},
 		},
+		"oltp_read_write t8": {
+			{"a", true, false, 2, 300, 0},
+			{contender: "b"},
+			{contender: "c"},
+		},
 	}
 	var names []string
 	for _, row := range c.Rows {
@@ -119,15 +124,22 @@ func TestCompareByTagWithRepeatsAndThresholds(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(names, "|") != "oltp_point_select t8|oltp_read_only t8" {
-		t.Errorf("rows %v, want oltp_point_select t8 and oltp_read_only t8 (not oltp_read_write, which only the baseline has)", names)
+	if strings.Join(names, "|") != "oltp_point_select t8|oltp_read_only t8|oltp_read_write t8" {
+		t.Errorf("rows %v, want every step of the baseline", names)
 	}
 	var got []string
 	for _, v := range c.Violations {
 		got = append(got, v.Threshold+" "+v.Key+" "+v.Contender+" "+v.Noise)
 	}
-	if want := "tps<-5% oltp_point_select t8 c beyond noise|p99>+50% oltp_point_select t8 c beyond noise"; strings.Join(got, "|") != want {
+	// A step a contender lacks fails the thresholds once, whatever they say.
+	if want := "tps<-5% oltp_point_select t8 c beyond noise|p99>+50% oltp_point_select t8 c beyond noise|" +
+		"tps<-5%, p99>+50% oltp_read_only t8 b missing|tps<-5%, p99>+50% oltp_read_write t8 b missing|tps<-5%, p99>+50% oltp_read_write t8 c missing"; strings.Join(got, "|") != want {
 		t.Errorf("violations %v, want %s", got, want)
+	}
+	var listed bytes.Buffer
+	c.WriteViolations(&listed)
+	if want := "missing step: oltp_read_write t8, c has none (a has; tps<-5%, p99>+50% cannot pass without it)\n"; !strings.HasSuffix(listed.String(), want) {
+		t.Errorf("violations listed:\n%s\nwant the last line %q", listed.String(), want)
 	}
 	var buf bytes.Buffer
 	WriteMarkdown(&buf, []Table{c.Table()})
@@ -140,8 +152,13 @@ func TestCompareByTagWithRepeatsAndThresholds(t *testing.T) {
 			t.Errorf("table lacks the line %q:\n%s", want, buf.String())
 		}
 	}
-	if strings.Contains(buf.String(), "oltp_read_write") {
-		t.Errorf("table has a row only the baseline has:\n%s", buf.String())
+	for _, want := range []string{
+		"| oltp_read_write | 8 |  | 300.00 ±0.0% (n=2) | - | - | - | - |",
+		"-: the contender has no such step",
+	} {
+		if !strings.Contains(buf.String()+c.Legend(), want) {
+			t.Errorf("table and legend lack %q:\n%s\n%s", want, buf.String(), c.Legend())
+		}
 	}
 }
 

@@ -95,6 +95,26 @@ func TestCompareRerunPassesThresholds(t *testing.T) {
 	t.Logf("compare:\n%s", r.stdout)
 }
 
+// A candidate run that lost a workload (a crash, an edited plan) does not
+// pass a --fail-if gate: the missing step is a row with "-" and fails the
+// comparison with exit 3, naming it.
+func TestCompareFailsOnAMissingStep(t *testing.T) {
+	base, candidate := outDir(t), outDir(t)
+	for _, r := range []struct{ dir, workloads string }{{base, "oltp_point_select,oltp_read_only"}, {candidate, "oltp_point_select"}} {
+		expect(t, starbench(t, nil, "run", "testdata/plans/matrix.star", "--out", r.dir, "--target", "a=embedded",
+			"-p", "versions=a", "-p", "workloads="+r.workloads, "-p", "threads=1", "-p", "rounds=1",
+			"-p", "time=0", "-p", "events=20", "-p", "table_size=50"), 0, "(completed)")
+	}
+	r := starbench(t, nil, "compare", base, candidate, "--fail-if", "tps<-99%")
+	expect(t, r, 3, "missing step: oltp_read_only t1 version=a, out#2 has none (out has; tps<-99% cannot pass without it)",
+		"-: the contender has no such step")
+	if !strings.Contains(r.stdout, "oltp_read_only") {
+		t.Errorf("the missing step has no row:\n%s", r.stdout)
+	}
+	// Without a gate it is a row, and not an error.
+	expect(t, starbench(t, nil, "compare", base, candidate), 0, "oltp_read_only")
+}
+
 func TestReportBadInput(t *testing.T) {
 	dir := t.TempDir()
 	expect(t, starbench(t, nil, "report", filepath.Join(dir, "missing")), 2, "not a starbench results folder", "missing")
