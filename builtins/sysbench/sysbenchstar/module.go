@@ -53,7 +53,7 @@ var Doc = runner.ModuleDoc{
 				"(schema.table) unless if_exists is \"drop\" (drop them, printing each as schema.table, and prepare them again) or " +
 				"\"reuse\" (keep them). select_random_points and select_random_ranges take one table (tables=1) here and in cleanup, " +
 				"as in sysbench; their run accepts any tables= and uses sbtest1. load_method \"auto\" streams the rows with LOAD DATA LOCAL INFILE " +
-				"(about 1.5x faster on MariaDB) where the server accepts it and uses sysbench's INSERTs where it refuses; " +
+				"(1.3x the rows/s of sysbench's INSERTs on MariaDB, measured in the README's speed section) where the server accepts it and uses sysbench's INSERTs where it refuses; " +
 				"\"insert\" always sends sysbench's INSERTs, \"load-data\" fails if refused. The rows are the same either way. Returns a struct: tables, reused, rows, seconds, rows_per_s."},
 		{Name: "sysbench.run", Signature: "sysbench.run(conn, workload, threads=1, time=\"10s\", events=0, tags={}, profile=\"1.0.20\", **options)",
 			Doc: "Runs a workload (oltp_point_select, oltp_read_only, oltp_read_write, oltp_write_only, oltp_update_index, " +
