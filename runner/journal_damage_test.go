@@ -12,6 +12,8 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/starbench/starbench/internal/results"
 )
 
 const damagePlan = "def main(p):\n    n = rprobe.act(\"a\", 1) + rprobe.act(\"b\", 2) + rprobe.act(\"c\", 3)\n    print(\"done\", n)\n"
@@ -57,7 +59,7 @@ func finishedRun(t *testing.T) (string, []byte) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	data, err := os.ReadFile(filepath.Join(res.Dir, JournalFile))
+	data, err := os.ReadFile(filepath.Join(res.Dir, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func lineStart(t *testing.T, data []byte, n int) int {
 // one-line message names the file and the line.
 func TestResumeRefusesADamagedJournal(t *testing.T) {
 	dir, data := finishedRun(t)
-	path := filepath.Join(dir, JournalFile)
+	path := filepath.Join(dir, results.JournalFile)
 	for name, damage := range map[string]func([]byte) []byte{
 		"garbage line": func(d []byte) []byte {
 			s := lineStart(t, d, 3)
@@ -119,8 +121,8 @@ func TestResumeRefusesADamagedJournal(t *testing.T) {
 // on a fresh line, so the journal stays readable.
 func TestResumeAcceptsAJournalCutMidLine(t *testing.T) {
 	dir, data := finishedRun(t)
-	path := filepath.Join(dir, JournalFile)
-	recs, err := parseJournal(path, data)
+	path := filepath.Join(dir, results.JournalFile)
+	recs, err := results.ReadJournal(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +152,10 @@ func TestResumeAcceptsAJournalCutMidLine(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, stdout.String())
 	}
-	if res.Status != StatusCompleted || !strings.Contains(stdout.String(), "done 6") || strings.Join(ranSteps, ",") != "c" {
+	if res.Status != results.StatusCompleted || !strings.Contains(stdout.String(), "done 6") || strings.Join(ranSteps, ",") != "c" {
 		t.Errorf("resume: status %s, steps run again %v (want only c), output %q", res.Status, ranSteps, stdout.String())
 	}
-	after, err := ReadJournal(path)
+	after, err := results.ReadJournal(path)
 	if err != nil {
 		t.Fatalf("the journal after the resume: %v", err)
 	}

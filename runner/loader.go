@@ -13,6 +13,8 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"github.com/starbench/starbench/internal/results"
 )
 
 // StdlibPrefix names modules served from the embedded standard library:
@@ -25,13 +27,11 @@ var fileOptions = &syntax.FileOptions{
 	Set: true, While: true, TopLevelControl: true, GlobalReassign: true, Recursion: true,
 }
 
-// SourceFile is a plan or module the run loaded, as the manifest lists it.
-type SourceFile struct {
-	Name   string `json:"name"`   // as the plan named it: the plan path, "lib/x.star" or "@stdlib//x.star"
-	Stored string `json:"stored"` // copy inside the results directory
-	SHA256 string `json:"sha256"`
-	Bytes  int    `json:"bytes"`
-	data   []byte
+// loadedSource is a plan or module the run loaded: the manifest's entry
+// and the content to copy into the results folder.
+type loadedSource struct {
+	*results.SourceFile
+	data []byte
 }
 
 // loader serves load() with a cache; a module being loaded is marked in
@@ -41,9 +41,9 @@ type loader struct {
 	planDir  string
 	cache    map[string]*loadEntry
 	stack    []string // modules being loaded, outermost first
-	sources  []*SourceFile
+	sources  []loadedSource
 	predecl  starlark.StringDict
-	onSource func(*SourceFile) error
+	onSource func(loadedSource) error
 	recorded map[string][]byte // a recorded run's copies, by name: read instead of the files
 }
 
@@ -144,7 +144,7 @@ func (l *loader) load(thread *starlark.Thread, name string) (starlark.StringDict
 // record keeps a loaded file for the manifest and the results directory.
 func (l *loader) record(name string, data []byte) error {
 	sum := sha256.Sum256(data)
-	src := &SourceFile{Name: name, Stored: l.storedName(name), SHA256: hex.EncodeToString(sum[:]), Bytes: len(data), data: data}
+	src := loadedSource{&results.SourceFile{Name: name, Stored: l.storedName(name), SHA256: hex.EncodeToString(sum[:]), Bytes: len(data)}, data}
 	l.sources = append(l.sources, src)
 	if l.onSource != nil {
 		return l.onSource(src)

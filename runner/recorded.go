@@ -10,15 +10,16 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/starbench/starbench/internal/results"
 )
 
 // Recorded is a run read back from its results folder, to resume it in
 // place or repeat it into a new folder.
 type Recorded struct {
 	Dir      string
-	Manifest Manifest
-	Journal  []JournalRecord
+	Manifest results.Manifest
+	Journal  []results.JournalRecord
 	sources  map[string][]byte // by the name the plan loaded them with
 }
 
@@ -27,14 +28,12 @@ type Recorded struct {
 // *UsageError naming what is missing.
 func LoadRecorded(dir string) (*Recorded, error) {
 	rec := &Recorded{Dir: dir, sources: map[string][]byte{}}
-	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	m, err := results.ReadManifest(dir)
 	if err != nil {
-		return nil, usageErrorf("%s is not a results folder of a plan run: %v", dir, err)
+		return nil, usageErrorf("%v", err)
 	}
-	if err := json.Unmarshal(data, &rec.Manifest); err != nil {
-		return nil, usageErrorf("%s/%s does not parse: %v", dir, ManifestFile, err)
-	}
-	if rec.Manifest.Tool.Name != "starbench" || len(rec.Manifest.Sources) == 0 {
+	rec.Manifest = *m
+	if len(rec.Manifest.Sources) == 0 {
 		return nil, usageErrorf("%s was not written by 'starbench run' (no plan sources in its manifest)", dir)
 	}
 	for _, src := range rec.Manifest.Sources {
@@ -53,7 +52,7 @@ func LoadRecorded(dir string) (*Recorded, error) {
 	if _, ok := rec.sources[rec.Manifest.Plan]; !ok {
 		return nil, usageErrorf("%s: the manifest lists no copy of the plan %s", dir, rec.Manifest.Plan)
 	}
-	rec.Journal, err = ReadJournal(filepath.Join(dir, JournalFile))
+	rec.Journal, err = results.ReadJournal(filepath.Join(dir, results.JournalFile))
 	if err != nil && !os.IsNotExist(err) {
 		return nil, usageErrorf("%v", err) // names the file (and the damaged line)
 	}
@@ -75,34 +74,13 @@ func (rec *Recorded) Completed() int {
 // run (the embedded server, sandboxes): such a run cannot be resumed.
 func (rec *Recorded) InMemoryTargets() []string {
 	var names []string
-	for name, info := range rec.Manifest.Targets {
-		m, ok := info.(map[string]any)
-		if !ok {
-			continue
-		}
-		if kind, _ := m["kind"].(string); kind == "embedded" || kind == "sandbox" {
+	for name := range rec.Manifest.Targets {
+		if kind := rec.Manifest.Target(name).Kind; kind == "embedded" || kind == "sandbox" {
 			names = append(names, fmt.Sprintf("%s (%s)", name, kind))
 		}
 	}
 	sort.Strings(names)
 	return names
-}
-
-// ResumeRecord notes one resumption in the manifest.
-type ResumeRecord struct {
-	Time       time.Time `json:"time"`
-	FromStep   string    `json:"from_step,omitempty"` // first step run for real
-	Replayed   int       `json:"replayed"`
-	EditedPlan string    `json:"edited_plan,omitempty"` // --plan FILE
-	PlanSHA256 string    `json:"plan_sha256,omitempty"`
-	PlanCopy   string    `json:"plan_copy,omitempty"`
-}
-
-// RerunRecord notes in a new run's manifest which run it repeats.
-type RerunRecord struct {
-	Dir     string    `json:"dir"`
-	Started time.Time `json:"started"`
-	Seed    int64     `json:"seed"`
 }
 
 // DivergenceError says where a resumed plan stops matching its journal.
@@ -122,15 +100,15 @@ func (e *DivergenceError) Error() string {
 type replay struct {
 	mu       sync.Mutex
 	active   bool
-	ends     map[string]JournalRecord
-	starts   map[string]JournalRecord
+	ends     map[string]results.JournalRecord
+	starts   map[string]results.JournalRecord
 	dir      string
 	replayed int
 	fromStep string
 }
 
 func newReplay(rec *Recorded) *replay {
-	rp := &replay{active: true, ends: map[string]JournalRecord{}, starts: map[string]JournalRecord{}, dir: rec.Dir}
+	rp := &replay{active: true, ends: map[string]results.JournalRecord{}, starts: map[string]results.JournalRecord{}, dir: rec.Dir}
 	for _, j := range rec.Journal {
 		switch j.Event {
 		case "start":
@@ -159,7 +137,7 @@ func describeStep(builtin, text, pos string) string {
 
 // lookup decides what a step does on resume: replay its recorded result
 // (record non-nil), run for real, or fail with a divergence.
-func (rp *replay) lookup(id string, info StepInfo, hash, pos string) (record *JournalRecord, err error) {
+func (rp *replay) lookup(id string, info StepInfo, hash, pos string) (record *results.JournalRecord, err error) {
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if !rp.active {
@@ -181,7 +159,7 @@ func (rp *replay) lookup(id string, info StepInfo, hash, pos string) (record *Jo
 }
 
 // result loads a completed step's recorded result.
-func (rp *replay) result(end *JournalRecord) (json.RawMessage, error) {
+func (rp *replay) result(end *results.JournalRecord) (json.RawMessage, error) {
 	if end.ResultFile == "" {
 		return end.Result, nil
 	}

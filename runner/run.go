@@ -2,11 +2,8 @@ package runner
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,8 +17,8 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/starbench/starbench/builtins/atomicfile"
 	"github.com/starbench/starbench/internal/redact"
+	"github.com/starbench/starbench/internal/results"
 )
 
 // Options configure one evaluation of a plan.
@@ -83,9 +80,9 @@ type Run struct {
 	replay    *replay
 	mu        sync.Mutex
 	dir       string
-	journal   *journal
+	journal   *results.Journal
 	log       *os.File
-	manifest  Manifest
+	manifest  results.Manifest
 	steps     []StepSummary
 	notes     []string
 	banners   map[string]bool
@@ -114,7 +111,7 @@ func Evaluate(ctx context.Context, opts Options) (*Result, error) {
 		r.stderr = os.Stderr
 	}
 	r.redactor = redact.New(opts.Secrets...)
-	res := &Result{Redact: r.redact, Status: StatusFailed}
+	res := &Result{Redact: r.redact, Status: results.StatusFailed}
 	err := r.evaluate(res)
 	res.Dir, res.Steps, res.Notes, res.Params, res.Seed = r.dir, r.steps, r.notes, r.params, r.seed
 	return res, err
@@ -143,19 +140,19 @@ func (r *Run) evaluate(res *Result) (err error) {
 		planGlobals[k] = v
 	}
 
-	r.manifest = Manifest{
-		Tool:        ToolInfo{Name: "starbench", Version: r.opts.ToolVersion, GoVersion: runtime.Version()},
+	r.manifest = results.Manifest{
+		Tool:        results.ToolInfo{Name: results.ToolName, Version: r.opts.ToolVersion, GoVersion: runtime.Version()},
 		Plan:        planName,
 		Seed:        r.seed,
 		CommandLine: r.opts.CommandLine,
 		Overrides:   r.opts.Params,
-		Host:        ReadHostInfo(),
+		Host:        results.ReadHostInfo(),
 		Targets:     map[string]any{},
 		Started:     time.Now().UTC(),
-		Status:      StatusRunning,
+		Status:      results.StatusRunning,
 	}
 	if rec := r.opts.Rerun; rec != nil {
-		r.manifest.RerunOf = &RerunRecord{Dir: rec.Dir, Started: rec.Manifest.Started, Seed: rec.Manifest.Seed}
+		r.manifest.RerunOf = &results.RerunRecord{Dir: rec.Dir, Started: rec.Manifest.Started, Seed: rec.Manifest.Seed}
 	}
 	if err := r.resumeManifest(data); err != nil {
 		return err
@@ -232,12 +229,12 @@ func (r *Run) finish(runErr error, res *Result) error {
 	for i := len(finishers) - 1; i >= 0; i-- {
 		finishers[i]()
 	}
-	status := StatusCompleted
+	status := results.StatusCompleted
 	switch {
 	case runErr != nil && errors.Is(runErr, ErrInterrupted):
-		status = StatusInterrupted
+		status = results.StatusInterrupted
 	case runErr != nil:
-		status = StatusFailed
+		status = results.StatusFailed
 	}
 	res.Status = status
 	if r.opts.DryRun || r.dir == "" {
@@ -255,8 +252,8 @@ func (r *Run) finish(runErr error, res *Result) error {
 	}
 	r.mu.Unlock()
 	errs := []error{runErr}
-	errs = append(errs, r.journal.write(&JournalRecord{Event: "run", Status: status, Time: now}, true))
-	errs = append(errs, r.writeManifest(), r.journal.close())
+	errs = append(errs, r.journal.Write(&results.JournalRecord{Event: "run", Status: status, Time: now}, true))
+	errs = append(errs, r.writeManifest(), r.journal.Close())
 	if r.log != nil {
 		errs = append(errs, r.log.Close())
 	}
@@ -294,10 +291,10 @@ func (r *Run) ensureDir() error {
 		return fmt.Errorf("results directory: %w", err)
 	}
 	r.dir = dir
-	if r.journal, err = openJournal(dir, r.redact); err != nil {
+	if r.journal, err = results.OpenJournal(dir, r.redact); err != nil {
 		return err
 	}
-	if r.log, err = os.OpenFile(filepath.Join(dir, "output.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+	if r.log, err = os.OpenFile(filepath.Join(dir, results.LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return err
 	}
 	for _, src := range r.loader.sources {
@@ -305,7 +302,7 @@ func (r *Run) ensureDir() error {
 			return err
 		}
 	}
-	if err := r.journal.write(&JournalRecord{Event: "run", Status: StatusRunning, Time: r.manifest.Started}, true); err != nil {
+	if err := r.journal.Write(&results.JournalRecord{Event: "run", Status: results.StatusRunning, Time: r.manifest.Started}, true); err != nil {
 		return err
 	}
 	return r.writeManifestLocked()
@@ -315,44 +312,21 @@ func (r *Run) makeDir() (string, error) {
 	if r.opts.Resume != nil {
 		return r.opts.Resume.Dir, nil // the run continues in its own folder
 	}
-	if r.opts.OutDir != "" {
-		if entries, err := os.ReadDir(r.opts.OutDir); err == nil && len(entries) > 0 {
-			return "", usageErrorf("%s exists and is not empty; choose a new --out", r.opts.OutDir)
-		}
-		return r.opts.OutDir, os.MkdirAll(r.opts.OutDir, 0o755)
+	dir, err := results.Create(r.opts.OutDir, r.opts.ResultsRoot, strings.TrimSuffix(filepath.Base(r.manifest.Plan), ".star"), time.Now())
+	if errors.Is(err, results.ErrNotEmpty) {
+		return "", usageErrorf("%s exists and is not empty; choose a new --out", r.opts.OutDir)
 	}
-	root := r.opts.ResultsRoot
-	if root == "" {
-		root = "results"
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", err
-	}
-	base := time.Now().UTC().Format("20060102T150405Z") + "-" + strings.TrimSuffix(filepath.Base(r.manifest.Plan), ".star")
-	for i := 1; ; i++ {
-		name := base
-		if i > 1 {
-			name = fmt.Sprintf("%s-%d", base, i)
-		}
-		dir := filepath.Join(root, name)
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			return dir, nil
-		}
-		if !errors.Is(err, fs.ErrExist) || i > 100 {
-			return "", err
-		}
-	}
+	return dir, err
 }
 
 // storeSource is called for every file the loader reads.
-func (r *Run) storeSource(src *SourceFile) error {
+func (r *Run) storeSource(src loadedSource) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.opts.Resume != nil {
 		return nil // the manifest already lists the run's sources
 	}
-	r.manifest.Sources = append(r.manifest.Sources, src)
+	r.manifest.Sources = append(r.manifest.Sources, src.SourceFile)
 	if r.dir == "" {
 		return nil // copied when the directory is made
 	}
@@ -362,7 +336,7 @@ func (r *Run) storeSource(src *SourceFile) error {
 	return r.writeManifestLocked()
 }
 
-func (r *Run) copySource(src *SourceFile) error {
+func (r *Run) copySource(src loadedSource) error {
 	dst := filepath.Join(r.dir, filepath.FromSlash(src.Stored))
 	if r.opts.Resume != nil {
 		if _, err := os.Stat(dst); err == nil {
@@ -372,7 +346,7 @@ func (r *Run) copySource(src *SourceFile) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(dst, src.data)
+	return results.WriteFile(dst, src.data)
 }
 
 func (r *Run) writeManifest() error {
@@ -392,11 +366,7 @@ func (r *Run) writeManifestLocked() error {
 			r.manifest.ParamTypes[p.Name] = p.TypeName()
 		}
 	}
-	data, err := json.MarshalIndent(r.manifest, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(r.dir, ManifestFile), append([]byte(r.redact(string(data))), '\n'))
+	return results.WriteManifest(r.dir, &r.manifest, r.redact)
 }
 
 func (r *Run) redact(s string) string { return r.redactor.Redact(s) }
@@ -489,11 +459,7 @@ func drawSeed(given *int64) int64 {
 	if given != nil {
 		return *given
 	}
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return time.Now().UnixNano() & (1<<62 - 1)
-	}
-	return int64(binary.LittleEndian.Uint64(b[:]) & (1<<53 - 1))
+	return results.DrawSeed()
 }
 
 // planSource returns the plan's name and content: the file given, or for
@@ -555,14 +521,14 @@ func (r *Run) resumeManifest(planData []byte) error {
 		return nil
 	}
 	m := rec.Manifest
-	m.Status, m.Ended, m.Error = StatusRunning, nil, ""
+	m.Status, m.Ended, m.Error = results.StatusRunning, nil, ""
 	m.CommandLine = r.opts.CommandLine
-	resume := ResumeRecord{Time: time.Now().UTC()}
+	resume := results.ResumeRecord{Time: time.Now().UTC()}
 	if r.opts.PlanFile != "" {
 		sum := sha256.Sum256(planData)
 		resume.EditedPlan, resume.PlanSHA256 = r.opts.PlanFile, hex.EncodeToString(sum[:])
 		resume.PlanCopy = fmt.Sprintf("sources/resume-%d-%s", len(m.Resumes)+1, filepath.Base(r.opts.PlanFile))
-		if err := atomicfile.WriteFile(filepath.Join(rec.Dir, filepath.FromSlash(resume.PlanCopy)), planData); err != nil {
+		if err := results.WriteFile(filepath.Join(rec.Dir, filepath.FromSlash(resume.PlanCopy)), planData); err != nil {
 			return err
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
+
+	"github.com/starbench/starbench/internal/results"
 )
 
 // probe is a test module whose calls are real runner steps: probe.act(name,
@@ -117,13 +119,13 @@ func evalPlan(t *testing.T, files map[string]string, opts Options) planRun {
 	return planRun{res: res, err: err, stdout: stdout.String(), stderr: stderr.String()}
 }
 
-func readManifest(t *testing.T, dir string) Manifest {
+func readManifest(t *testing.T, dir string) results.Manifest {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	data, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m Manifest
+	var m results.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatalf("manifest is not valid JSON: %v\n%s", err, data)
 	}
@@ -257,10 +259,10 @@ func TestRuntimeErrorKeepsBacktraceAndFailsRun(t *testing.T) {
 		}
 	}
 	m := readManifest(t, r.res.Dir)
-	if m.Status != StatusFailed || !strings.Contains(m.Error, "asked to fail") {
+	if m.Status != results.StatusFailed || !strings.Contains(m.Error, "asked to fail") {
 		t.Errorf("manifest status %q error %q", m.Status, m.Error)
 	}
-	recs, err := ReadJournal(filepath.Join(r.res.Dir, JournalFile))
+	recs, err := results.ReadJournal(filepath.Join(r.res.Dir, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,12 +288,12 @@ def main(p):
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	recs, err := ReadJournal(filepath.Join(r.res.Dir, JournalFile))
+	recs, err := results.ReadJournal(filepath.Join(r.res.Dir, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
-	ends := map[string]JournalRecord{}
+	ends := map[string]results.JournalRecord{}
 	for _, rec := range recs {
 		switch rec.Event {
 		case "start":
@@ -320,7 +322,7 @@ def main(p):
 	if err != nil || len(data) < 40000 {
 		t.Errorf("result file: %d bytes, %v", len(data), err)
 	}
-	if first, last := recs[0], recs[len(recs)-1]; first.Event != "run" || last.Event != "run" || last.Status != StatusCompleted {
+	if first, last := recs[0], recs[len(recs)-1]; first.Event != "run" || last.Event != "run" || last.Status != results.StatusCompleted {
 		t.Errorf("run records: first %+v last %+v", first, last)
 	}
 	if recs[1].Pos == "" || !strings.HasSuffix(recs[1].Pos, "plan.star:3:14") {
@@ -334,7 +336,7 @@ func TestSameArgumentsSameHash(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	recs, _ := ReadJournal(filepath.Join(r.res.Dir, JournalFile))
+	recs, _ := results.ReadJournal(filepath.Join(r.res.Dir, results.JournalFile))
 	var hashes []string
 	for _, rec := range recs {
 		if rec.Event == "start" {
@@ -451,15 +453,15 @@ func TestCancellationStopsRunAndKeepsValidFiles(t *testing.T) {
 		t.Fatalf("want ErrInterrupted, got %v", err)
 	}
 	m := readManifest(t, res.Dir)
-	if m.Status != StatusInterrupted || m.Ended == nil {
+	if m.Status != results.StatusInterrupted || m.Ended == nil {
 		t.Errorf("manifest: status %q ended %v", m.Status, m.Ended)
 	}
-	recs, err := ReadJournal(filepath.Join(res.Dir, JournalFile))
+	recs, err := results.ReadJournal(filepath.Join(res.Dir, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	last := recs[len(recs)-1]
-	if last.Event != "run" || last.Status != StatusInterrupted {
+	if last.Event != "run" || last.Status != results.StatusInterrupted {
 		t.Errorf("last journal record: %+v", last)
 	}
 	for _, rec := range recs {
@@ -564,7 +566,7 @@ func TestDefaultResultsFolderName(t *testing.T) {
 		if err != nil || at.Before(before) || at.After(after) {
 			t.Fatalf("folder name %s: time %s (%v), want between %s and %s", filepath.Base(res.Dir), m[1], err, before.Format(layout), after.Format(layout))
 		}
-		if _, err := os.Stat(filepath.Join(res.Dir, ManifestFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(res.Dir, results.ManifestFile)); err != nil {
 			t.Errorf("the run's folder has no manifest: %v", err)
 		}
 		n := 1
@@ -654,7 +656,7 @@ def main(p):
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	recs, _ := ReadJournal(filepath.Join(r.res.Dir, JournalFile))
+	recs, _ := results.ReadJournal(filepath.Join(r.res.Dir, results.JournalFile))
 	byText := map[string]string{}
 	for _, rec := range recs {
 		if rec.Event == "start" {

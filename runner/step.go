@@ -8,13 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"go.starlark.net/starlark"
+
+	"github.com/starbench/starbench/internal/results"
 )
 
 // StepInfo describes a builtin call that does I/O. It is what the journal
@@ -27,12 +28,9 @@ type StepInfo struct {
 }
 
 // HandleSpec is what a step that returns a handle (a connection, a host, a
-// cluster) records so that the handle can be opened again later.
-type HandleSpec struct {
-	Kind string `json:"kind"`
-	ID   string `json:"id"`
-	Spec any    `json:"spec"`
-}
+// cluster) records so that the handle can be opened again later; the
+// journal keeps it (results.HandleSpec).
+type HandleSpec = results.HandleSpec
 
 // Outcome is what a step's action produced.
 type Outcome struct {
@@ -97,7 +95,7 @@ func (s *Step) OutputDir(label string) (string, error) {
 	if err := s.run.ensureDir(); err != nil {
 		return "", err
 	}
-	dir := filepath.Join(s.run.dir, "steps", s.id+"-"+label)
+	dir := results.StepDir(s.run.dir, s.id, label)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -196,7 +194,7 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 		return Outcome{}, err
 	}
 	start := time.Now()
-	if err := r.journal.write(&JournalRecord{
+	if err := r.journal.Write(&results.JournalRecord{
 		Event: "start", ID: s.id, Builtin: s.info.Builtin, Args: s.info.Args, Hash: hash,
 		Text: s.info.Text, Handle: s.info.Handle, Pos: s.pos, Time: start.UTC(),
 	}, false); err != nil {
@@ -212,7 +210,7 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 	if err = r.ctx.Err(); err == nil {
 		out, err = run(s)
 	}
-	end := &JournalRecord{
+	end := &results.JournalRecord{
 		Event: "end", ID: s.id, Builtin: s.info.Builtin, Hash: hash, Time: time.Now().UTC(),
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000, Outcome: "ok", Returns: out.Handle,
 	}
@@ -230,7 +228,7 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 			end.Result = data
 		}
 	}
-	if jerr := r.journal.write(end, true); jerr != nil && err == nil {
+	if jerr := r.journal.Write(end, true); jerr != nil && err == nil {
 		err = jerr
 	}
 	if top {
@@ -240,7 +238,7 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 }
 
 // replayed returns a completed step's recorded result on resume.
-func (s *Step) replayed(done *JournalRecord, hash string, replayFn func(*Step, json.RawMessage) (starlark.Value, error)) (Outcome, error) {
+func (s *Step) replayed(done *results.JournalRecord, hash string, replayFn func(*Step, json.RawMessage) (starlark.Value, error)) (Outcome, error) {
 	r := s.run
 	raw, err := r.replay.result(done)
 	if err != nil {
@@ -256,7 +254,7 @@ func (s *Step) replayed(done *JournalRecord, hash string, replayFn func(*Step, j
 	r.replay.mu.Lock()
 	r.replay.replayed++
 	r.replay.mu.Unlock()
-	if err := r.journal.write(&JournalRecord{Event: "replayed", ID: s.id, Builtin: s.info.Builtin, Hash: hash, Time: time.Now().UTC()}, false); err != nil {
+	if err := r.journal.Write(&results.JournalRecord{Event: "replayed", ID: s.id, Builtin: s.info.Builtin, Hash: hash, Time: time.Now().UTC()}, false); err != nil {
 		return Outcome{}, err
 	}
 	if v == nil {

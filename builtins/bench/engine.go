@@ -26,18 +26,12 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/results"
 )
-
-// Meta identifies a workload and the version of its statement generation,
-// so results say exactly what produced them.
-type Meta struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
 
 // Workload makes one Worker per client thread.
 type Workload interface {
-	Meta() Meta
+	Meta() results.Meta
 	// NewWorker makes the worker of thread id (0-based); seed is the
 	// worker's own seed, derived from the run seed.
 	NewWorker(id int, seed uint64) (Worker, error)
@@ -150,7 +144,7 @@ type ThreadStats struct {
 
 // Result is what a run measured.
 type Result struct {
-	Meta       Meta
+	Meta       results.Meta
 	Threads    int
 	Elapsed    time.Duration
 	Counts     Counts
@@ -175,8 +169,8 @@ type Result struct {
 }
 
 // Summary reduces the latencies to milliseconds and the percentiles asked for.
-func (r *Result) Summary(percentiles ...float64) LatencySummary {
-	s := LatencySummary{
+func (r *Result) Summary(percentiles ...float64) results.LatencySummary {
+	s := results.LatencySummary{
 		MinMS: ms(r.MinLatency), MaxMS: ms(r.MaxLatency), SumMS: ms(r.SumLatency),
 		Percentiles: percentilesOf(r.Latency, summaryPercentiles(percentiles...)),
 	}
@@ -191,9 +185,9 @@ func (r *Result) Summary(percentiles ...float64) LatencySummary {
 	return s
 }
 
-// summaryPercentiles is SummaryPercentiles and the extra ones asked for.
+// summaryPercentiles is results.SummaryPercentiles and the extra ones asked for.
 func summaryPercentiles(extra ...float64) []float64 {
-	return append(append([]float64(nil), SummaryPercentiles...), extra...)
+	return append(append([]float64(nil), results.SummaryPercentiles...), extra...)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

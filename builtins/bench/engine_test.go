@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/results"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }
@@ -24,7 +26,7 @@ type queryWorkload struct {
 	workers atomic.Int64
 }
 
-func (q *queryWorkload) Meta() bench.Meta { return bench.Meta{Name: "query", Version: "1"} }
+func (q *queryWorkload) Meta() results.Meta { return results.Meta{Name: "query", Version: "1"} }
 func (q *queryWorkload) NewWorker(id int, seed uint64) (bench.Worker, error) {
 	q.workers.Add(1)
 	return &queryWorker{q: q}, nil
@@ -138,7 +140,7 @@ func TestStartErrorsAreGroupedByMessage(t *testing.T) {
 // failingWorkload fails every other event with error 1146.
 type failingWorkload struct{ n atomic.Int64 }
 
-func (f *failingWorkload) Meta() bench.Meta { return bench.Meta{Name: "failing"} }
+func (f *failingWorkload) Meta() results.Meta { return results.Meta{Name: "failing"} }
 func (f *failingWorkload) NewWorker(int, uint64) (bench.Worker, error) {
 	return &failingWorker{f: f}, nil
 }

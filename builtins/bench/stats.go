@@ -7,6 +7,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/starbench/starbench/internal/results"
 )
 
 // Latency histograms count microseconds from 1 µs to one hour with three
@@ -178,35 +180,18 @@ func (w *workerStats) drain(dst, svc *hdr.Histogram) Counts {
 	}
 }
 
-// LatencySummary is a latency distribution in milliseconds.
-type LatencySummary struct {
-	MinMS       float64            `json:"min_ms"`
-	AvgMS       float64            `json:"avg_ms"`
-	MaxMS       float64            `json:"max_ms"`
-	SumMS       float64            `json:"sum_ms"`
-	Percentiles map[string]float64 `json:"percentiles_ms"` // "50", "95", "99.9", ...
-}
-
-// SummaryPercentiles are the percentiles every summary reports.
-var SummaryPercentiles = []float64{50, 90, 95, 99, 99.9, 99.99}
-
-// PercentileKey formats a percentile as a map key: 95 → "95", 99.9 → "99.9".
-func PercentileKey(p float64) string {
-	return trimFloat(p)
-}
-
 func percentilesOf(h *hdr.Histogram, ps []float64) map[string]float64 {
 	out := make(map[string]float64, len(ps))
 	if h.TotalCount() == 0 {
 		for _, p := range ps {
-			out[PercentileKey(p)] = 0
+			out[results.PercentileKey(p)] = 0
 		}
 		return out
 	}
 	sorted := append([]float64(nil), ps...)
 	sort.Float64s(sorted)
 	for _, p := range sorted {
-		out[PercentileKey(p)] = float64(h.ValueAtPercentile(p)) / 1000
+		out[results.PercentileKey(p)] = float64(h.ValueAtPercentile(p)) / 1000
 	}
 	return out
 }

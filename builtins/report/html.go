@@ -157,15 +157,15 @@ func facts(r *Run) []fact {
 	}
 	sort.Strings(tnames)
 	for _, k := range tnames {
-		t := m.Targets[k]
+		t := m.Target(k)
 		where := t.DSN
 		if where == "" {
 			where = t.Endpoints
 		}
 		fs = append(fs, fact{"target " + k, strings.TrimSpace(fmt.Sprintf("%s %s %s", t.ServerVersion, t.Kind, where))})
 	}
-	if m.Host != nil {
-		fs = append(fs, fact{"client host", fmt.Sprintf("%v, %v CPUs, %v, kernel %v", m.Host["cpu_model"], m.Host["cpus"], m.Host["distro"], m.Host["kernel"])})
+	if h := m.Host; h.OS != "" {
+		fs = append(fs, fact{"client host", fmt.Sprintf("%v, %v CPUs, %v, kernel %v", h.CPUModel, h.CPUs, h.Distro, h.Kernel)})
 	}
 	if m.Error != "" {
 		fs = append(fs, fact{"error", m.Error})

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/internal/results"
 )
 
 func TestStatsOf(t *testing.T) {
@@ -56,8 +56,8 @@ func TestParseThreshold(t *testing.T) {
 
 // bm makes a benchmark with a given tps and p99.
 func bm(run *Run, workload string, threads int, tps, p99 float64, tags map[string]string) *Benchmark {
-	b := &Benchmark{Run: run, Summary: bench.Summary{Workload: bench.Meta{Name: workload}, Threads: threads, TPS: tps, QPS: tps * 10, Tags: tags,
-		Latency: bench.LatencySummary{AvgMS: p99 / 2, MinMS: 1, MaxMS: p99 * 2, Percentiles: map[string]float64{"95": p99 * 0.8, "99": p99}}}}
+	b := &Benchmark{Run: run, Summary: results.Summary{Workload: results.Meta{Name: workload}, Threads: threads, TPS: tps, QPS: tps * 10, Tags: tags,
+		Latency: results.LatencySummary{AvgMS: p99 / 2, MinMS: 1, MaxMS: p99 * 2, Percentiles: map[string]float64{"95": p99 * 0.8, "99": p99}}}}
 	run.Benchmarks = append(run.Benchmarks, b)
 	return b
 }

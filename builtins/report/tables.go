@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/starbench/starbench/internal/results"
 )
 
 // Table is one rendered table: a title, column names and text cells.
@@ -191,8 +194,50 @@ func WriteCSV(w io.Writer, benchmarks []*Benchmark) error {
 // jsonRun is the JSON form of a run.
 type jsonRun struct {
 	Dir        string          `json:"dir"`
-	Manifest   Manifest        `json:"manifest"`
+	Manifest   jsonManifest    `json:"manifest"`
 	Benchmarks []jsonBenchmark `json:"benchmarks"`
+}
+
+// jsonManifest is the part of the manifest a JSON report shows: what a
+// reader needs beside the numbers (not the servers' variables).
+type jsonManifest struct {
+	Tool struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"tool"`
+	Plan        string                    `json:"plan"`
+	Params      map[string]any            `json:"params"`
+	Seed        int64                     `json:"seed"`
+	CommandLine []string                  `json:"command_line"`
+	Host        map[string]any            `json:"host"`
+	Targets     map[string]results.Target `json:"targets"`
+	Banners     []string                  `json:"banners"`
+	Started     time.Time                 `json:"started"`
+	Ended       *time.Time                `json:"ended"`
+	Status      string                    `json:"status"`
+	Error       string                    `json:"error"`
+	Sources     []jsonSource              `json:"sources"`
+}
+
+type jsonSource struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256"`
+}
+
+func manifestJSON(m *results.Manifest) jsonManifest {
+	j := jsonManifest{Plan: m.Plan, Params: m.Params, Seed: m.Seed, CommandLine: m.CommandLine,
+		Targets: map[string]results.Target{}, Banners: m.Banners, Started: m.Started, Ended: m.Ended, Status: m.Status, Error: m.Error}
+	j.Tool.Name, j.Tool.Version = m.Tool.Name, m.Tool.Version
+	if data, err := json.Marshal(m.Host); err == nil {
+		_ = json.Unmarshal(data, &j.Host) // keys in sorted order, as JSON reports always printed them
+	}
+	for name := range m.Targets {
+		j.Targets[name] = m.Target(name)
+	}
+	for _, src := range m.Sources {
+		j.Sources = append(j.Sources, jsonSource{src.Name, src.SHA256})
+	}
+	return j
 }
 
 type jsonBenchmark struct {
@@ -205,7 +250,7 @@ type jsonBenchmark struct {
 func WriteJSON(w io.Writer, runs []*Run) error {
 	var out []jsonRun
 	for _, r := range runs {
-		jr := jsonRun{Dir: r.Dir, Manifest: r.Manifest, Benchmarks: []jsonBenchmark{}}
+		jr := jsonRun{Dir: r.Dir, Manifest: manifestJSON(&r.Manifest), Benchmarks: []jsonBenchmark{}}
 		for _, b := range r.Benchmarks {
 			jr.Benchmarks = append(jr.Benchmarks, jsonBenchmark{Step: b.Step, Dir: b.Dir, Summary: b.Summary})
 		}

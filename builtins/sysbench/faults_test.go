@@ -114,7 +114,7 @@ func killAndRestart(t *testing.T, m *sandbox.MariaDB, threads int) {
 	}
 	dir := t.TempDir()
 	sum := bench.Summarize(r.res, o.Percentile)
-	if err := bench.WriteResults(dir, r.res, sum); err != nil {
+	if err := bench.WriteResults(dir, r.res, sum, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("server killed at 5 s, back at 8 s: %d events, %d reconnects, errors by code %v, by statement %v",

@@ -11,6 +11,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/internal/results"
 )
 
 // Printer writes sysbench-format output: the run header, interval lines
@@ -133,7 +134,7 @@ func (p *Printer) Report(r *bench.Result) {
 	latLine("avg:", s.AvgMS)
 	latLine("max:", s.MaxMS)
 	if pct := p.Opts.Percentile; pct > 0 {
-		latLine(ordinal(pct)+" percentile:", s.Percentiles[bench.PercentileKey(pct)])
+		latLine(ordinal(pct)+" percentile:", s.Percentiles[results.PercentileKey(pct)])
 	} else {
 		fmt.Fprintf(w, "         percentile stats:               disabled\n")
 	}
@@ -162,7 +163,7 @@ func (p *Printer) openLoop(r *bench.Result) {
 	line("avg:", svc.AvgMS)
 	line("max:", svc.MaxMS)
 	if pct := p.Opts.Percentile; pct > 0 {
-		line(ordinal(pct)+" percentile:", svc.Percentiles[bench.PercentileKey(pct)])
+		line(ordinal(pct)+" percentile:", svc.Percentiles[results.PercentileKey(pct)])
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Open loop:\n")

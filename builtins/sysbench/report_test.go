@@ -9,11 +9,12 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/sysbench"
+	"github.com/starbench/starbench/internal/results"
 )
 
 // result makes a result with known numbers.
 func result(events int64, lat []time.Duration) *bench.Result {
-	r := &bench.Result{Meta: bench.Meta{Name: "oltp_read_write"}, Threads: 2, Elapsed: 2 * time.Second,
+	r := &bench.Result{Meta: results.Meta{Name: "oltp_read_write"}, Threads: 2, Elapsed: 2 * time.Second,
 		Counts:     bench.Counts{Events: events, Reads: 14 * events, Writes: 4 * events, Others: 2 * events, Errors: 1},
 		ErrorCodes: map[string]int64{"1213": 1}, Latency: bench.NewHistogram()}
 	for _, d := range lat {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/internal/results"
 )
 
 // stmtKind names oltp_common's prepared statements.
@@ -236,8 +237,8 @@ func NewWorkload(script string, o Options) (*Workload, error) {
 const StatementGeneration = "1"
 
 // Meta implements bench.Workload.
-func (wl *Workload) Meta() bench.Meta {
-	return bench.Meta{Name: wl.Script.Name, Version: "sysbench-" + wl.Options.Profile + "/gen" + StatementGeneration}
+func (wl *Workload) Meta() results.Meta {
+	return results.Meta{Name: wl.Script.Name, Version: "sysbench-" + wl.Options.Profile + "/gen" + StatementGeneration}
 }
 
 // NewWorker implements bench.Workload.

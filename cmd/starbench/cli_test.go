@@ -19,7 +19,7 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sandbox"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
-	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/internal/results"
 )
 
 var binary string
@@ -93,11 +93,11 @@ func TestQuickstartOnEmbeddedTarget(t *testing.T) {
 			t.Errorf("benchmark step folder: %v", err)
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(out, runner.ManifestFile))
+	data, err := os.ReadFile(filepath.Join(out, results.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m runner.Manifest
+	var m results.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -108,10 +108,10 @@ func TestQuickstartOnEmbeddedTarget(t *testing.T) {
 	if len(names["plans/quickstart.star"]) != 64 || len(names["@stdlib//helpers.star"]) != 64 {
 		t.Errorf("manifest sources: %v", names)
 	}
-	if m.Status != runner.StatusCompleted || len(m.Banners) != 1 || m.Targets["default"] == nil || m.Host.CPUs == 0 {
+	if m.Status != results.StatusCompleted || len(m.Banners) != 1 || m.Targets["default"] == nil || m.Host.CPUs == 0 {
 		t.Errorf("manifest: status %s banners %d targets %v", m.Status, len(m.Banners), m.Targets)
 	}
-	if _, err := runner.ReadJournal(filepath.Join(out, runner.JournalFile)); err != nil {
+	if _, err := results.ReadJournal(filepath.Join(out, results.JournalFile)); err != nil {
 		t.Error(err)
 	}
 }
@@ -208,19 +208,19 @@ func TestInterruptExits130AndLeavesValidFiles(t *testing.T) {
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("interrupt took %s", took)
 	}
-	data, err := os.ReadFile(filepath.Join(out, runner.ManifestFile))
+	data, err := os.ReadFile(filepath.Join(out, results.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var man runner.Manifest
-	if err := json.Unmarshal(data, &man); err != nil || man.Status != runner.StatusInterrupted {
+	var man results.Manifest
+	if err := json.Unmarshal(data, &man); err != nil || man.Status != results.StatusInterrupted {
 		t.Fatalf("manifest: %v status %q", err, man.Status)
 	}
-	recs, err := runner.ReadJournal(filepath.Join(out, runner.JournalFile))
+	recs, err := results.ReadJournal(filepath.Join(out, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := os.ReadFile(filepath.Join(out, runner.JournalFile))
+	raw, _ := os.ReadFile(filepath.Join(out, results.JournalFile))
 	if !bytes.HasSuffix(raw, []byte("\n")) {
 		t.Errorf("journal does not end with a whole line")
 	}
@@ -233,7 +233,7 @@ func TestInterruptExits130AndLeavesValidFiles(t *testing.T) {
 			t.Errorf("a step after the interrupt ran")
 		}
 	}
-	if !sawCancelled || recs[len(recs)-1].Status != runner.StatusInterrupted {
+	if !sawCancelled || recs[len(recs)-1].Status != results.StatusInterrupted {
 		t.Errorf("journal does not record the interrupted query and run:\n%s", raw)
 	}
 }

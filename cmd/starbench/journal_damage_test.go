@@ -12,7 +12,7 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sandbox"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
-	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/internal/results"
 )
 
 // copyDir copies a results folder.
@@ -60,7 +60,7 @@ func TestResumeWithADamagedOrCutJournal(t *testing.T) {
 
 	damaged := filepath.Join(t.TempDir(), "damaged")
 	copyDir(t, out, damaged)
-	journal := filepath.Join(damaged, runner.JournalFile)
+	journal := filepath.Join(damaged, results.JournalFile)
 	lines := journalLines(t, journal)
 	lines[2] = []byte("{\"event\":\"end\",\"id\":\"1\",\x00\xff garbage\n")
 	if err := os.WriteFile(journal, bytes.Join(lines, nil), 0o644); err != nil {
@@ -75,7 +75,7 @@ func TestResumeWithADamagedOrCutJournal(t *testing.T) {
 	// Cut in the middle of step 4's start record: steps 1-3 completed.
 	cut := filepath.Join(t.TempDir(), "cut")
 	copyDir(t, out, cut)
-	journal = filepath.Join(cut, runner.JournalFile)
+	journal = filepath.Join(cut, results.JournalFile)
 	lines = journalLines(t, journal)
 	var kept []byte
 	for _, line := range lines {
@@ -100,7 +100,7 @@ func TestResumeWithADamagedOrCutJournal(t *testing.T) {
 	if got := globalStatus(t, m, "Com_insert"); got != inserts {
 		t.Errorf("completed INSERT steps ran again: Com_insert %d -> %d", inserts, got)
 	}
-	if _, err := runner.ReadJournal(journal); err != nil {
+	if _, err := results.ReadJournal(journal); err != nil {
 		t.Errorf("the journal after resuming from a cut one: %v", err)
 	}
 }

@@ -10,8 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/starbench/starbench/builtins/atomicfile"
 	"github.com/starbench/starbench/builtins/report"
+	"github.com/starbench/starbench/internal/atomicfile"
+	"github.com/starbench/starbench/internal/results"
 )
 
 func (a *app) reportCommand() *cobra.Command {
@@ -216,8 +217,8 @@ func (a *app) writeRunReports(dir string) {
 		fmt.Fprintf(a.stderr, "starbench: report.html: %v\n", err)
 		return
 	}
-	for name, data := range map[string][]byte{"report.md": md.Bytes(), "report.html": html.Bytes()} {
-		if err := atomicfile.WriteFile(filepath.Join(dir, name), []byte(a.redact(string(data)))); err != nil {
+	for name, data := range map[string][]byte{results.ReportMarkdown: md.Bytes(), results.ReportHTML: html.Bytes()} {
+		if err := results.WriteFile(filepath.Join(dir, name), []byte(a.redact(string(data)))); err != nil {
 			fmt.Fprintf(a.stderr, "starbench: %s: %v\n", name, err)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sandbox"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
-	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/internal/results"
 )
 
 // startUntil starts a run and waits for a line of its output.
@@ -69,13 +69,13 @@ func atoi64(s string) int64 {
 	return n
 }
 
-func readManifest(t *testing.T, dir string) runner.Manifest {
+func readManifest(t *testing.T, dir string) results.Manifest {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, runner.ManifestFile))
+	data, err := os.ReadFile(filepath.Join(dir, results.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m runner.Manifest
+	var m results.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func testResumeAfterStop(t *testing.T, sig syscall.Signal, wantExit int) {
 	if code != wantExit {
 		t.Fatalf("stopped run exit %d (%v), want %d", code, err, wantExit)
 	}
-	if _, err := runner.ReadJournal(filepath.Join(out, runner.JournalFile)); err != nil {
+	if _, err := results.ReadJournal(filepath.Join(out, results.JournalFile)); err != nil {
 		t.Fatalf("journal after %v: %v", sig, err)
 	}
 	before := benchmarkSteps(t, out)
@@ -136,10 +136,10 @@ func testResumeAfterStop(t *testing.T, sig syscall.Signal, wantExit int) {
 		}
 	}
 	man := readManifest(t, out)
-	if man.Status != runner.StatusCompleted || len(man.Resumes) != 1 || man.Resumes[0].FromStep != "5" || man.Resumes[0].Replayed != 4 {
+	if man.Status != results.StatusCompleted || len(man.Resumes) != 1 || man.Resumes[0].FromStep != "5" || man.Resumes[0].Replayed != 4 {
 		t.Errorf("manifest: status %s resumes %+v", man.Status, man.Resumes)
 	}
-	recs, _ := runner.ReadJournal(filepath.Join(out, runner.JournalFile))
+	recs, _ := results.ReadJournal(filepath.Join(out, results.JournalFile))
 	replayed := 0
 	for _, rec := range recs {
 		if rec.Event == "replayed" {
@@ -205,7 +205,7 @@ func TestResumeRefusesEmbeddedRuns(t *testing.T) {
 	out := outDir(t)
 	expect(t, starbench(t, nil, "run", "plans/quickstart.star", "--out", out, "-p", "threads=1", "-p", "time=1s"), 0)
 	expect(t, starbench(t, nil, "run", "--resume", out), 2, "cannot be resumed", "default (embedded)", "starbench rerun "+out)
-	expect(t, starbench(t, nil, "run", "--resume", t.TempDir()), 2, "not a results folder")
+	expect(t, starbench(t, nil, "run", "--resume", t.TempDir()), 2, "not a starbench results folder", "has no manifest.json")
 	expect(t, starbench(t, nil, "run", "--resume", out, "plans/quickstart.star"), 2, "give an edited plan with --plan")
 }
 

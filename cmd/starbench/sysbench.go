@@ -8,17 +8,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/spf13/cobra"
 
-	"github.com/starbench/starbench/builtins/atomicfile"
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/builtins/targets"
+	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -181,50 +182,47 @@ func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sys
 	cfgs []*mysql.Config, info map[string]any, printer *sysbench.Printer, output *bytes.Buffer) error {
 	seed := cl.Options.RandSeed
 	if seed == 0 {
-		seed = time.Now().UnixNano() & (1<<53 - 1)
+		seed = results.DrawSeed()
 	}
 	dir, err := sysbenchResultsDir(cl)
 	if err != nil {
 		return err
 	}
-	manifest := runner.Manifest{
-		Tool:        runner.ToolInfo{Name: "starbench", Version: toolVersion()},
+	manifest := results.Manifest{
+		Tool:        results.ToolInfo{Name: results.ToolName, Version: toolVersion(), GoVersion: runtime.Version()},
 		Plan:        "sysbench " + wl.Script.Name,
 		CommandLine: redactAll(a.redact, os.Args),
 		Seed:        seed,
-		Host:        runner.ReadHostInfo(),
+		Host:        results.ReadHostInfo(),
 		Targets:     map[string]any{"default": a.describeServer(ctx, cfgs, info)},
 		Started:     time.Now().UTC(),
-		Status:      runner.StatusRunning,
+		Status:      results.StatusRunning,
 	}
-	if err := writeManifest(dir, manifest, a.redact); err != nil {
+	if err := results.WriteManifest(dir, &manifest, a.redact); err != nil {
 		return err
 	}
 	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer})
 	end := time.Now().UTC()
 	manifest.Ended = &end
-	manifest.Status = runner.StatusCompleted
+	manifest.Status = results.StatusCompleted
 	if res != nil {
 		sum := bench.Summarize(res, cl.Options.Percentile)
 		sum.Options, sum.Seed = cl.Options.Map(), seed
 		sum.Target = endpoints(cfgs)
 		if runErr != nil {
-			sum.Status, sum.Error = runner.StatusFailed, a.redact(runErr.Error())
+			sum.Status, sum.Error = results.StatusFailed, a.redact(runErr.Error())
 		}
-		if err := bench.WriteResults(dir, res, sum); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, bench.OutputFile), []byte(a.redact(output.String()))); err != nil {
+		if err := bench.WriteResults(dir, res, sum, []byte(a.redact(output.String()))); err != nil {
 			return err
 		}
 		if res.Stopped == "interrupted" {
-			manifest.Status = runner.StatusInterrupted
+			manifest.Status = results.StatusInterrupted
 		}
 	}
 	if runErr != nil {
-		manifest.Status, manifest.Error = runner.StatusFailed, a.redact(runErr.Error())
+		manifest.Status, manifest.Error = results.StatusFailed, a.redact(runErr.Error())
 	}
-	if err := writeManifest(dir, manifest, a.redact); err != nil {
+	if err := results.WriteManifest(dir, &manifest, a.redact); err != nil {
 		return err
 	}
 	a.writeRunReports(dir)
@@ -232,32 +230,22 @@ func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sys
 	if runErr != nil {
 		return wrapInterrupt(ctx, runErr)
 	}
-	if manifest.Status == runner.StatusInterrupted {
+	if manifest.Status == results.StatusInterrupted {
 		return runner.ErrInterrupted
 	}
 	return nil
 }
 
 func sysbenchResultsDir(cl *sysbench.CommandLine) (string, error) {
-	if cl.Out != "" {
-		if entries, err := os.ReadDir(cl.Out); err == nil && len(entries) > 0 {
-			return "", usagef("sysbench: --out %s exists and is not empty", cl.Out)
-		}
-		return cl.Out, os.MkdirAll(cl.Out, 0o755)
-	}
 	name := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(cl.Script), ".lua"), "/", "-")
 	if strings.Contains(cl.Script, "oltp_legacy/") {
 		name = "oltp_legacy-" + name
 	}
-	base := filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-sysbench-"+name)
-	dir := base
-	for i := 2; ; i++ {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		dir = fmt.Sprintf("%s-%d", base, i)
+	dir, err := results.Create(cl.Out, "", "sysbench-"+name, time.Now())
+	if errors.Is(err, results.ErrNotEmpty) {
+		return "", usagef("sysbench: --out %s exists and is not empty", cl.Out)
 	}
-	return dir, os.MkdirAll(dir, 0o755)
+	return dir, err
 }
 
 // describeServer records the server version and variables of the first endpoint.
@@ -287,14 +275,6 @@ func endpoints(cfgs []*mysql.Config) string {
 		parts = append(parts, db.Redacted(c))
 	}
 	return strings.Join(parts, ",")
-}
-
-func writeManifest(dir string, m runner.Manifest, redact func(string) string) error {
-	var buf bytes.Buffer
-	if err := jsonIndent(&buf, m); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(dir, runner.ManifestFile), []byte(redact(buf.String())))
 }
 
 func redactAll(redact func(string) string, args []string) []string {

@@ -15,6 +15,7 @@ import (
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/plantest"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -58,11 +59,11 @@ def main(p):
 	if r.Err != nil {
 		t.Fatal(backtrace(r.Err))
 	}
-	recs, err := runner.ReadJournal(filepath.Join(r.Res.Dir, runner.JournalFile))
+	recs, err := results.ReadJournal(filepath.Join(r.Res.Dir, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ends := map[string]runner.JournalRecord{}
+	ends := map[string]results.JournalRecord{}
 	var starts []string
 	for _, rec := range recs {
 		if rec.Event == "start" {
@@ -95,7 +96,7 @@ def main(p):
 		t.Errorf("query result: %s", ends["5"].Result)
 	}
 
-	data, err := os.ReadFile(filepath.Join(r.Res.Dir, runner.ManifestFile))
+	data, err := os.ReadFile(filepath.Join(r.Res.Dir, results.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ def main(p):
 	if !strings.Contains(tgt.ServerVersion, "MariaDB") || tgt.Variables["max_connections"] == "" || !strings.Contains(tgt.DSN, "***") {
 		t.Errorf("manifest target: version %q, %d variables, dsn %q", tgt.ServerVersion, len(tgt.Variables), tgt.DSN)
 	}
-	for _, f := range []string{runner.ManifestFile, runner.JournalFile, "output.log"} {
+	for _, f := range []string{results.ManifestFile, results.JournalFile, "output.log"} {
 		data, _ := os.ReadFile(filepath.Join(r.Res.Dir, f))
 		if pw := sandboxtest.Shared(t).Password(); bytes.Contains(data, []byte(pw)) {
 			t.Errorf("%s contains the password", f)
@@ -241,7 +242,7 @@ def main(p):
 	if _, err := os.Stat(lines[1]); !os.IsNotExist(err) {
 		t.Errorf("sandbox data dir %s still exists after the run (%v)", lines[1], err)
 	}
-	data, _ := os.ReadFile(filepath.Join(r.Res.Dir, runner.ManifestFile))
+	data, _ := os.ReadFile(filepath.Join(r.Res.Dir, results.ManifestFile))
 	if !strings.Contains(string(data), `"kind": "sandbox"`) || !strings.Contains(string(data), `"engine": "mariadb"`) {
 		t.Errorf("manifest does not record the sandbox")
 	}

@@ -12,8 +12,8 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/starbench/starbench/builtins/atomicfile"
 	"github.com/starbench/starbench/builtins/report"
+	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -56,7 +56,7 @@ func load(thread *starlark.Thread) (*report.Run, string, error) {
 func write(thread *starlark.Thread, dir, name string, files map[string][]byte) error {
 	for ext, data := range files {
 		path := filepath.Join(dir, name+ext)
-		if err := atomicfile.WriteFile(path, []byte(runner.Redact(thread, string(data)))); err != nil {
+		if err := results.WriteFile(path, []byte(runner.Redact(thread, string(data)))); err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
 	"github.com/starbench/starbench/builtins/ssh/sshtest"
 	"github.com/starbench/starbench/builtins/yamlstar"
+	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -82,7 +83,7 @@ def main(p):
 	if r.Err != nil {
 		t.Fatal(plantest.Backtrace(r.Err))
 	}
-	recs, err := runner.ReadJournal(filepath.Join(r.Res.Dir, runner.JournalFile))
+	recs, err := results.ReadJournal(filepath.Join(r.Res.Dir, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,10 +19,10 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/starbench/starbench/builtins/atomicfile"
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/sysbench"
+	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -384,13 +383,13 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 			return runWorkload(thread, b, s, c, wl)
 		},
 		Placeholder: func(*runner.Step) starlark.Value {
-			sum := &bench.Summary{Workload: wl.Meta(), Threads: c.opts.Threads, Tags: c.tags, Latency: bench.LatencySummary{Percentiles: map[string]float64{}}}
+			sum := &results.Summary{Workload: wl.Meta(), Threads: c.opts.Threads, Tags: c.tags, Latency: results.LatencySummary{Percentiles: map[string]float64{}}}
 			return resultValue(sum, "", true)
 		},
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			var rec struct {
-				Dir     string         `json:"dir"`
-				Summary *bench.Summary `json:"summary"`
+				Dir     string           `json:"dir"`
+				Summary *results.Summary `json:"summary"`
 			}
 			if err := json.Unmarshal(raw, &rec); err != nil || rec.Summary == nil {
 				return nil, fmt.Errorf("recorded result of sysbench.run does not parse: %v", err)
@@ -444,13 +443,10 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 		TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true,
 	})
 	if runErr != nil {
-		sum.Status, sum.Error = "failed", runner.Redact(thread, runErr.Error())
+		sum.Status, sum.Error = results.StatusFailed, runner.Redact(thread, runErr.Error())
 	}
-	if err := bench.WriteResults(dir, res, sum); err != nil {
+	if err := bench.WriteResults(dir, res, sum, []byte(runner.Redact(thread, output.String()))); err != nil {
 		return runner.Outcome{}, fmt.Errorf("%s: write results: %w", b.Name(), err)
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, bench.OutputFile), []byte(runner.Redact(thread, output.String()))); err != nil {
-		return runner.Outcome{}, err
 	}
 	rel := runner.RelativeToResults(thread, dir)
 	if runErr != nil {
@@ -463,7 +459,7 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 }
 
 // resultValue is what sysbench.run returns to the plan.
-func resultValue(s *bench.Summary, dir string, placeholder bool) starlark.Value {
+func resultValue(s *results.Summary, dir string, placeholder bool) starlark.Value {
 	byCode := starlark.NewDict(len(s.ErrorsByCode))
 	for code, n := range s.ErrorsByCode {
 		_ = byCode.SetKey(starlark.String(code), starlark.MakeInt64(n))
@@ -485,8 +481,8 @@ func resultValue(s *bench.Summary, dir string, placeholder bool) starlark.Value 
 		_ = pcts.SetKey(starlark.String(k), starlark.Float(v))
 		lat["p"+strings.ReplaceAll(k, ".", "")] = starlark.Float(v)
 	}
-	for _, p := range bench.SummaryPercentiles {
-		name := "p" + strings.ReplaceAll(bench.PercentileKey(p), ".", "")
+	for _, p := range results.SummaryPercentiles {
+		name := "p" + strings.ReplaceAll(results.PercentileKey(p), ".", "")
 		if _, ok := lat[name]; !ok {
 			lat[name] = starlark.Float(0)
 		}

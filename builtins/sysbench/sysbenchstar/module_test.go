@@ -11,11 +11,11 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"go.starlark.net/starlark"
 
-	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/plantest"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
+	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -51,8 +51,8 @@ def main(p):
 	if strings.Join(files, " ") != "intervals.csv latency.hlog output.txt summary.json" {
 		t.Fatalf("step folder %s holds %v", dir, files)
 	}
-	var sum bench.Summary
-	data, _ := os.ReadFile(filepath.Join(dir, bench.SummaryFile))
+	var sum results.Summary
+	data, _ := os.ReadFile(filepath.Join(dir, results.SummaryFile))
 	if err := json.Unmarshal(data, &sum); err != nil {
 		t.Fatal(err)
 	}
@@ -64,19 +64,19 @@ def main(p):
 			t.Errorf("summary lacks percentile %s", k)
 		}
 	}
-	out, _ := os.ReadFile(filepath.Join(dir, bench.OutputFile))
+	out, _ := os.ReadFile(filepath.Join(dir, results.OutputFile))
 	if !strings.Contains(string(out), "[ 2s ] thds: 2 tps:") || !strings.Contains(string(out), "Threads fairness:") {
 		t.Errorf("output.txt:\n%s", out)
 	}
-	csv, _ := os.ReadFile(filepath.Join(dir, bench.IntervalsFile))
+	csv, _ := os.ReadFile(filepath.Join(dir, results.IntervalsFile))
 	if lines := strings.Count(string(csv), "\n"); lines < 3 {
 		t.Errorf("intervals.csv has %d lines:\n%s", lines, csv)
 	}
-	hlog, _ := os.ReadFile(filepath.Join(dir, bench.LatencyFile))
+	hlog, _ := os.ReadFile(filepath.Join(dir, results.LatencyFile))
 	if !strings.HasPrefix(string(hlog), "#[Histogram log format version") || strings.Count(string(hlog), "HISTF") < 2 {
 		t.Errorf("latency.hlog:\n%s", hlog)
 	}
-	recs, err := runner.ReadJournal(filepath.Join(r.Res.Dir, runner.JournalFile))
+	recs, err := results.ReadJournal(filepath.Join(r.Res.Dir, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/plantest"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -70,7 +71,7 @@ def main(p):
 			t.Errorf("output lacks %q:\n%s", line, r.Stdout)
 		}
 	}
-	recs, err := runner.ReadJournal(filepath.Join(r.Res.Dir, runner.JournalFile))
+	recs, err := results.ReadJournal(filepath.Join(r.Res.Dir, results.JournalFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runner
+package results
 
 import (
 	"bytes"
@@ -8,16 +8,19 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
-
-	"github.com/starbench/starbench/builtins/atomicfile"
 )
-
-// JournalFile is the name of the step journal inside a results directory.
-const JournalFile = "journal.jsonl"
 
 // inlineResultLimit is the largest step result kept inside a journal line;
 // larger results go to steps/<id>.json beside the journal.
 const inlineResultLimit = 16 << 10
+
+// HandleSpec is what a step returned that stands for an open resource (a
+// connection, a host): enough to open it again when a run resumes.
+type HandleSpec struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+	Spec any    `json:"spec"`
+}
 
 // JournalRecord is one line of journal.jsonl. A step writes a "start"
 // record when it begins and an "end" record when it finishes; the run itself
@@ -43,17 +46,20 @@ type JournalRecord struct {
 	Status string `json:"status,omitempty"` // run records: running, completed, failed, interrupted
 }
 
-// journal appends records to journal.jsonl. Every record is one write(2) of
-// a whole line; end records are followed by fsync, so a killed process
-// leaves a journal whose every line is complete.
-type journal struct {
+// Journal appends records to journal.jsonl. Every record is one write(2)
+// of a whole line, with redact applied; a synced write is followed by
+// fsync, so a killed process leaves a journal whose every line is
+// complete. Safe for concurrent use.
+type Journal struct {
 	mu     sync.Mutex
 	dir    string
 	file   *os.File
 	redact func(string) string
 }
 
-func openJournal(dir string, redact func(string) string) (*journal, error) {
+// OpenJournal opens DIR/journal.jsonl for appending (a resumed run adds
+// to its journal), creating it when needed.
+func OpenJournal(dir string, redact func(string) string) (*Journal, error) {
 	path := filepath.Join(dir, JournalFile)
 	if err := dropPartialLine(path); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
@@ -62,7 +68,7 @@ func openJournal(dir string, redact func(string) string) (*journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &journal{dir: dir, file: f, redact: redact}, nil
+	return &Journal{dir: dir, file: f, redact: redact}, nil
 }
 
 // dropPartialLine cuts a final line that lacks its newline (a write cut
@@ -83,19 +89,20 @@ func dropPartialLine(path string) error {
 	return os.Truncate(path, int64(bytes.LastIndexByte(data, '\n')+1))
 }
 
-// write appends rec; large results are moved into a file first.
-func (j *journal) write(rec *JournalRecord, sync bool) error {
+// Write appends rec; a result larger than 16 KiB is moved into
+// steps/<id>.json first (ResultFile names it).
+func (j *Journal) Write(rec *JournalRecord, sync bool) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.file == nil {
 		return fmt.Errorf("journal is closed")
 	}
 	if len(rec.Result) > inlineResultLimit {
-		name := filepath.Join("steps", rec.ID+".json")
-		if err := os.MkdirAll(filepath.Join(j.dir, "steps"), 0o755); err != nil {
+		name := filepath.Join(StepsDir, rec.ID+".json")
+		if err := os.MkdirAll(filepath.Join(j.dir, StepsDir), 0o755); err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(filepath.Join(j.dir, name), []byte(j.redact(string(rec.Result)))); err != nil {
+		if err := WriteFile(filepath.Join(j.dir, name), []byte(j.redact(string(rec.Result)))); err != nil {
 			return err
 		}
 		rec.Result, rec.ResultFile = nil, name
@@ -114,7 +121,8 @@ func (j *journal) write(rec *JournalRecord, sync bool) error {
 	return nil
 }
 
-func (j *journal) close() error {
+// Close syncs and closes the journal.
+func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.file == nil {

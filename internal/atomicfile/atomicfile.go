@@ -1,6 +1,7 @@
 // Package atomicfile writes files so that readers see the old content or
 // the new, never a part: write a temporary file beside the target, sync it,
-// rename it into place. Results (manifests, summaries) are written this way.
+// rename it into place. The results folder (package results) and files plans
+// write (local.write_file) are written this way.
 package atomicfile
 
 import (

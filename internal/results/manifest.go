@@ -1,0 +1,177 @@
+package results
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Manifest is manifest.json: exactly what a run was. The tool, the plan
+// and every file it loaded, the parameters, the seed, the client host and
+// the targets.
+type Manifest struct {
+	Tool        ToolInfo          `json:"tool"`
+	Plan        string            `json:"plan"`
+	Sources     []*SourceFile     `json:"sources"`
+	Params      map[string]any    `json:"params"`
+	ParamTypes  map[string]string `json:"param_types"`
+	Overrides   []string          `json:"overrides,omitempty"`
+	Seed        int64             `json:"seed"`
+	CommandLine []string          `json:"command_line,omitempty"`
+	Host        HostInfo          `json:"host"`
+	Targets     map[string]any    `json:"targets"` // see Target for the fields reports read
+	Banners     []string          `json:"banners,omitempty"`
+	Started     time.Time         `json:"started"`
+	Ended       *time.Time        `json:"ended,omitempty"`
+	Status      string            `json:"status"` // running, completed, failed, interrupted
+	Error       string            `json:"error,omitempty"`
+	Steps       int               `json:"steps"`
+	Resumes     []ResumeRecord    `json:"resumes,omitempty"`
+	RerunOf     *RerunRecord      `json:"rerun_of,omitempty"`
+}
+
+// ToolName is what Manifest.Tool.Name says in a starbench results folder.
+const ToolName = "starbench"
+
+// ToolInfo identifies the starbench build that ran.
+type ToolInfo struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+}
+
+// SourceFile is a plan file or a module it loaded, with its copy in the
+// results folder.
+type SourceFile struct {
+	Name   string `json:"name"`   // as the plan named it: the plan path, "lib/x.star" or "@stdlib//x.star"
+	Stored string `json:"stored"` // copy inside the results folder (sources/...)
+	SHA256 string `json:"sha256"`
+	Bytes  int    `json:"bytes"`
+}
+
+// ResumeRecord says how a resumed run continued.
+type ResumeRecord struct {
+	Time       time.Time `json:"time"`
+	FromStep   string    `json:"from_step,omitempty"` // first step run for real
+	Replayed   int       `json:"replayed"`
+	EditedPlan string    `json:"edited_plan,omitempty"` // --plan FILE
+	PlanSHA256 string    `json:"plan_sha256,omitempty"`
+	PlanCopy   string    `json:"plan_copy,omitempty"`
+}
+
+// RerunRecord says which run a rerun repeats.
+type RerunRecord struct {
+	Dir     string    `json:"dir"`
+	Started time.Time `json:"started"`
+	Seed    int64     `json:"seed"`
+}
+
+// Target is what the manifest says of one target, as reports show it.
+// The manifest keeps more (the server's variables, the sandbox's port).
+type Target struct {
+	Kind          string `json:"kind"`
+	Engine        string `json:"engine"`
+	DSN           string `json:"dsn"`
+	Endpoints     string `json:"endpoints"`
+	ServerVersion string `json:"server_version"`
+}
+
+// Target returns what the manifest records of target name.
+func (m *Manifest) Target(name string) Target {
+	var t Target
+	if data, err := json.Marshal(m.Targets[name]); err == nil {
+		_ = json.Unmarshal(data, &t) // fields of other types stay empty
+	}
+	return t
+}
+
+// WriteManifest writes DIR/manifest.json atomically, with redact applied
+// to its text (the command line, errors and DSNs may hold a password).
+func WriteManifest(dir string, m *Manifest, redact func(string) string) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	text := string(data)
+	if redact != nil {
+		text = redact(text)
+	}
+	return WriteFile(filepath.Join(dir, ManifestFile), []byte(text+"\n"))
+}
+
+// ReadManifest reads DIR/manifest.json. A missing folder or manifest, a
+// truncated one or one another tool wrote is an error wrapping
+// ErrNotResults that names the folder and what is wrong.
+func ReadManifest(dir string) (*Manifest, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotResults, dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%w: %s is a file, not a folder", ErrNotResults, dir)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s has no %s (a results folder holds %s and %s or %s)", ErrNotResults, dir, ManifestFile, ManifestFile, JournalFile, SummaryFile)
+	}
+	m := &Manifest{}
+	if err := json.Unmarshal(data, m); err != nil {
+		return nil, fmt.Errorf("%w: %s/%s does not parse (truncated?): %v", ErrNotResults, dir, ManifestFile, err)
+	}
+	if m.Tool.Name != ToolName {
+		return nil, fmt.Errorf("%w: %s/%s was not written by starbench", ErrNotResults, dir, ManifestFile)
+	}
+	return m, nil
+}
+
+// HostInfo describes the client machine a run executed on.
+type HostInfo struct {
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	Kernel      string `json:"kernel,omitempty"`
+	Distro      string `json:"distro,omitempty"`
+	CPUModel    string `json:"cpu_model,omitempty"`
+	CPUs        int    `json:"cpus"`
+	MemoryBytes int64  `json:"memory_bytes,omitempty"`
+}
+
+// ReadHostInfo collects what the client host says about itself. Missing
+// /proc or /etc files leave fields empty; it never fails.
+func ReadHostInfo() HostInfo {
+	h := HostInfo{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()}
+	h.Hostname, _ = os.Hostname()
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		h.Kernel = strings.TrimSpace(string(b))
+	}
+	h.Distro = strings.Trim(fieldOf("/etc/os-release", "PRETTY_NAME", "="), `"`)
+	h.CPUModel = fieldOf("/proc/cpuinfo", "model name", ":")
+	if mem := fieldOf("/proc/meminfo", "MemTotal", ":"); mem != "" {
+		kb, _ := strconv.ParseInt(strings.TrimSuffix(mem, " kB"), 10, 64)
+		h.MemoryBytes = kb * 1024
+	}
+	return h
+}
+
+// fieldOf returns the value of the first "key<sep>value" line in a file.
+func fieldOf(path, key, sep string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), sep)
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

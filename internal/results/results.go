@@ -1,0 +1,52 @@
+// Package results owns the results folder: what a run leaves on disk, how
+// it is written and how it is read back. Nothing else names, writes or
+// parses these files; the runner, the workload families, the CLI and the
+// reports all go through this package.
+//
+//	DIR/manifest.json        Manifest: tool, plan and sources, params, seed, host, targets, status
+//	DIR/journal.jsonl        JournalRecord lines: each step's start and end, the run's status
+//	DIR/output.log           everything the run printed, with times
+//	DIR/sources/...          a copy of the plan and every file it loaded
+//	DIR/steps/<id>-<name>/   one folder per benchmark step (a CLI run writes these files in DIR):
+//	    summary.json         Summary: counts, rates, latency percentiles, options, tags, status
+//	    intervals.csv        Interval rows, one per report interval
+//	    latency.hlog         the interval latency histograms, HdrHistogram log format, µs
+//	    output.txt           what the step printed, in sysbench's layout
+//	DIR/steps/<id>.json      a step result too large for its journal line
+//	DIR/report.md, .html     the reports written at the end of a run
+//
+// Every file is written whole to a temporary name and renamed into place
+// (the journal is appended one whole line at a time), so a crash never
+// leaves a half-written summary or manifest.
+package results
+
+import "errors"
+
+// Names of the files and folders in a results folder.
+const (
+	ManifestFile     = "manifest.json"
+	JournalFile      = "journal.jsonl"
+	LogFile          = "output.log"
+	SourcesDir       = "sources"
+	StepsDir         = "steps"
+	SummaryFile      = "summary.json"
+	IntervalsFile    = "intervals.csv"
+	LatencyFile      = "latency.hlog"
+	OutputFile       = "output.txt"
+	ReportMarkdown   = "report.md"
+	ReportHTML       = "report.html"
+	DefaultRootDir   = "results"
+	timeLayoutInName = "20060102T150405Z"
+)
+
+// Statuses of a run (manifest, journal) and of a benchmark step (summary).
+const (
+	StatusRunning     = "running"
+	StatusCompleted   = "completed"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+)
+
+// ErrNotResults marks a folder that is not a starbench results folder, or
+// a missing or truncated one.
+var ErrNotResults = errors.New("not a starbench results folder")

@@ -1,0 +1,297 @@
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Meta identifies a workload and the version of the statement stream it
+// generates for a seed.
+type Meta struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Summary is summary.json: what a benchmark step measured, in one document
+// that reports and comparisons read back.
+type Summary struct {
+	Workload     Meta              `json:"workload"`
+	Tags         map[string]string `json:"tags,omitempty"`
+	Options      map[string]any    `json:"options,omitempty"`
+	Target       string            `json:"target,omitempty"`
+	Seed         int64             `json:"seed"`
+	Started      time.Time         `json:"started"`
+	Threads      int               `json:"threads"`
+	Seconds      float64           `json:"seconds"`
+	Stopped      string            `json:"stopped"`
+	Status       string            `json:"status"` // completed, interrupted, failed
+	Error        string            `json:"error,omitempty"`
+	Events       int64             `json:"events"`
+	Queries      int64             `json:"queries"`
+	Reads        int64             `json:"reads"`
+	Writes       int64             `json:"writes"`
+	Others       int64             `json:"others"`
+	Errors       int64             `json:"errors"`
+	ErrorsByCode map[string]int64  `json:"errors_by_code"`
+	Reconnects   int64             `json:"reconnects"`
+	TPS          float64           `json:"tps"`
+	QPS          float64           `json:"qps"`
+	Latency      LatencySummary    `json:"latency"`
+	Percentile   float64           `json:"percentile,omitempty"` // the one the text report shows
+	Fairness     Fairness          `json:"fairness"`
+	ErrorsByKind map[string]int64  `json:"errors_by_kind,omitempty"`
+	// Under a rate (open loop): Latency is the response time from each
+	// event's intended start; Service is from its actual start.
+	Rate           float64         `json:"rate,omitempty"`
+	ServiceLatency *LatencySummary `json:"service_latency,omitempty"`
+	Late           int64           `json:"late,omitempty"`
+	Dropped        int64           `json:"dropped,omitempty"`
+	WarmupSeconds  float64         `json:"warmup_seconds,omitempty"`
+}
+
+// Fairness is the spread of work over threads.
+type Fairness struct {
+	EventsAvg    float64 `json:"events_avg"`
+	EventsStddev float64 `json:"events_stddev"`
+	SecondsAvg   float64 `json:"seconds_avg"`
+	SecondsStd   float64 `json:"seconds_stddev"`
+}
+
+// LatencySummary is a step's latency in milliseconds.
+type LatencySummary struct {
+	MinMS       float64            `json:"min_ms"`
+	AvgMS       float64            `json:"avg_ms"`
+	MaxMS       float64            `json:"max_ms"`
+	SumMS       float64            `json:"sum_ms"`
+	Percentiles map[string]float64 `json:"percentiles_ms"` // keyed by PercentileKey: "50", "95", "99.9", ...
+}
+
+// SummaryPercentiles are the percentiles every summary reports.
+var SummaryPercentiles = []float64{50, 90, 95, 99, 99.9, 99.99}
+
+// PercentileKey formats a percentile as a map key: 95 → "95", 99.9 → "99.9".
+func PercentileKey(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
+
+// Interval is one line of intervals.csv: a report interval's rates and
+// latency percentiles (ms).
+type Interval struct {
+	Time           float64 // seconds from the start to the interval's end
+	Threads        int
+	Events         int64
+	TPS, QPS       float64
+	ReadsPerS      float64
+	WritesPerS     float64
+	OthersPerS     float64
+	ErrorsPerS     float64
+	ReconnectsPerS float64
+	P50, P95, P99  float64
+	Max            float64
+}
+
+// IntervalColumns are the columns of intervals.csv, in order.
+var IntervalColumns = []string{
+	"time_s", "threads", "events", "tps", "qps", "reads_per_s", "writes_per_s", "others_per_s",
+	"errors_per_s", "reconnects_per_s", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
+}
+
+func (iv Interval) fields() []string {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	return []string{
+		f(iv.Time), strconv.Itoa(iv.Threads), strconv.FormatInt(iv.Events, 10), f(iv.TPS), f(iv.QPS),
+		f(iv.ReadsPerS), f(iv.WritesPerS), f(iv.OthersPerS), f(iv.ErrorsPerS), f(iv.ReconnectsPerS),
+		f(iv.P50), f(iv.P95), f(iv.P99), f(iv.Max),
+	}
+}
+
+// LatencyInterval is one report interval's latency histogram (µs), for
+// latency.hlog; Start and End count from the step's start.
+type LatencyInterval struct {
+	Start, End time.Duration
+	Histogram  *hdr.Histogram
+}
+
+// Step is what a benchmark step writes into its folder.
+type Step struct {
+	Summary   *Summary
+	Intervals []Interval
+	Latency   []LatencyInterval
+	Output    []byte // output.txt; nil writes none
+}
+
+// WriteStep writes a step's files into dir (made if needed), each whole and
+// renamed into place; summary.json goes last, so a folder with a summary
+// has the rest.
+func WriteStep(dir string, s Step) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := WriteFile(filepath.Join(dir, IntervalsFile), intervalsCSV(s.Intervals)); err != nil {
+		return err
+	}
+	hlog, err := latencyLog(s.Summary.Workload.Name, s.Summary.Started, s.Latency)
+	if err != nil {
+		return err
+	}
+	if err := WriteFile(filepath.Join(dir, LatencyFile), hlog); err != nil {
+		return err
+	}
+	if s.Output != nil {
+		if err := WriteFile(filepath.Join(dir, OutputFile), s.Output); err != nil {
+			return err
+		}
+	}
+	return WriteJSON(filepath.Join(dir, SummaryFile), s.Summary)
+}
+
+func intervalsCSV(ivs []Interval) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write(IntervalColumns)
+	for _, iv := range ivs {
+		_ = w.Write(iv.fields())
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// latencyLog writes the interval histograms in HdrHistogram's log format
+// (values in µs; timestamps in seconds from the start).
+func latencyLog(workload string, start time.Time, ivs []LatencyInterval) ([]byte, error) {
+	var buf bytes.Buffer
+	lw := hdr.NewHistogramLogWriter(&buf)
+	startMS := start.UnixMilli()
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return nil, err
+	}
+	if err := lw.OutputComment(fmt.Sprintf("[starbench %s latencies in microseconds]", workload)); err != nil {
+		return nil, err
+	}
+	if err := lw.OutputStartTime(startMS); err != nil {
+		return nil, err
+	}
+	lw.SetBaseTime(startMS)
+	if err := lw.OutputBaseTime(startMS); err != nil {
+		return nil, err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return nil, err
+	}
+	for _, iv := range ivs {
+		h := iv.Histogram
+		h.SetStartTimeMs(startMS + iv.Start.Milliseconds())
+		h.SetEndTimeMs(startMS + iv.End.Milliseconds())
+		if err := lw.OutputIntervalHistogram(h); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+// StepDirs lists the benchmark step folders of a results folder, ordered
+// by step id (2 < 10 < 10.1): the folder itself when it holds a summary
+// (a `starbench sysbench run` folder), then steps/*/ with a summary.
+func StepDirs(dir string) []string {
+	var dirs []string
+	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil {
+		dirs = append(dirs, dir)
+	}
+	found, _ := filepath.Glob(filepath.Join(dir, StepsDir, "*", SummaryFile))
+	var steps []string
+	for _, f := range found {
+		steps = append(steps, filepath.Dir(f))
+	}
+	sort.SliceStable(steps, func(i, j int) bool { return StepLess(StepID(steps[i]), StepID(steps[j])) })
+	return append(dirs, steps...)
+}
+
+// StepID is the step id in a step folder's name (steps/12.3-name → 12.3).
+func StepID(stepDir string) string {
+	id, _, _ := strings.Cut(filepath.Base(stepDir), "-")
+	return id
+}
+
+// StepLess orders step ids numerically part by part: 2 < 10 < 10.1.
+func StepLess(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		na, ea := strconv.Atoi(strings.TrimPrefix(pa[i], "t"))
+		nb, eb := strconv.Atoi(strings.TrimPrefix(pb[i], "t"))
+		if ea == nil && eb == nil && na != nb {
+			return na < nb
+		}
+		if pa[i] != pb[i] {
+			return pa[i] < pb[i]
+		}
+	}
+	return len(pa) < len(pb)
+}
+
+// ReadSummary reads a step folder's summary.json; a missing, truncated or
+// empty one is an error wrapping ErrNotResults.
+func ReadSummary(dir string) (*Summary, error) {
+	data, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotResults, dir, err)
+	}
+	s := &Summary{}
+	if err := json.Unmarshal(data, s); err != nil {
+		return nil, fmt.Errorf("%w: %s/%s does not parse (truncated?): %v", ErrNotResults, dir, SummaryFile, err)
+	}
+	if s.Workload.Name == "" || s.Threads == 0 {
+		return nil, fmt.Errorf("%w: %s/%s names no workload or threads", ErrNotResults, dir, SummaryFile)
+	}
+	return s, nil
+}
+
+// ReadIntervals reads a step folder's intervals.csv (none is no rows).
+// Columns are found by name, so a file with fewer or more reads as well.
+func ReadIntervals(dir string) ([]Interval, error) {
+	f, err := os.Open(filepath.Join(dir, IntervalsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s/%s: %v", ErrNotResults, dir, IntervalsFile, err)
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	get := func(rec []string, name string) float64 {
+		i, ok := col[name]
+		if !ok || i >= len(rec) {
+			return 0
+		}
+		v, _ := strconv.ParseFloat(rec[i], 64)
+		return v
+	}
+	var rows []Interval
+	for _, rec := range recs[1:] {
+		rows = append(rows, Interval{
+			Time: get(rec, "time_s"), Threads: int(get(rec, "threads")), Events: int64(get(rec, "events")),
+			TPS: get(rec, "tps"), QPS: get(rec, "qps"), ReadsPerS: get(rec, "reads_per_s"), WritesPerS: get(rec, "writes_per_s"),
+			OthersPerS: get(rec, "others_per_s"), ErrorsPerS: get(rec, "errors_per_s"), ReconnectsPerS: get(rec, "reconnects_per_s"),
+			P50: get(rec, "lat_p50_ms"), P95: get(rec, "lat_p95_ms"), P99: get(rec, "lat_p99_ms"), Max: get(rec, "lat_max_ms"),
+		})
+	}
+	return rows, nil
+}
