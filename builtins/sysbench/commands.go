@@ -334,6 +334,22 @@ type RunOptions struct {
 	Sinks   []bench.Sink
 }
 
+// Step is the benchmark step of the workload run over conn with seed, for
+// bench.RunStep: its text is sysbench's, from the banner line on, as a
+// sysbench run's is. The caller adds tags, target, output and progress.
+func (wl *Workload) Step(conn bench.Connector, seed int64, toolLabel string) bench.Step {
+	o := &wl.Options
+	return bench.Step{
+		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
+			p := &Printer{W: w, Opts: o, ToolLabel: toolLabel}
+			p.Banner()
+			return Run(ctx, conn, wl, RunOptions{Seed: seed, Printer: p, Sinks: sinks})
+		},
+		Workload: wl.Script.Name, Threads: o.Threads, Total: float64(o.Time),
+		Percentile: o.Percentile, Seed: seed, Options: o.Map(),
+	}
+}
+
 // Run runs a script's workload and prints its output in sysbench format.
 func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions) (*bench.Result, error) {
 	o := &wl.Options

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -112,18 +110,18 @@ func (a *app) runSysbench(cmd *cobra.Command, args []string) error {
 	}
 	conn := &bench.RoundRobin{Connectors: connectors}
 
-	var output bytes.Buffer
-	printer.W = io.MultiWriter(a.stdout, &output)
-	printer.Banner()
 	o := &cl.Options
+	if cl.Command != "run" {
+		printer.Banner() // a run's banner is part of its step output
+	}
 	switch cl.Command {
 	case "prepare":
 		_, err = sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed,
-			sysbench.PrepareMode{IfExists: cl.IfExists, Load: cl.Load}, printer.W)
+			sysbench.PrepareMode{IfExists: cl.IfExists, Load: cl.Load}, a.stdout)
 	case "cleanup":
-		_, err = sysbench.Cleanup(ctx, conn, script, o, printer.W)
+		_, err = sysbench.Cleanup(ctx, conn, script, o, a.stdout)
 	case "prewarm", "warmup":
-		err = sysbench.Prewarm(ctx, conn, script, o, printer.W)
+		err = sysbench.Prewarm(ctx, conn, script, o, a.stdout)
 	case "run":
 		if kind := info["kind"]; kind == "embedded" || kind == "sandbox" {
 			// The server lives for this command only, so no earlier
@@ -133,7 +131,7 @@ func (a *app) runSysbench(cmd *cobra.Command, args []string) error {
 				return wrapInterrupt(ctx, fmt.Errorf("prepare on the throwaway server: %w", err))
 			}
 		}
-		return a.sysbenchRun(ctx, cl, wl, conn, cfgs, info, printer, &output)
+		return a.sysbenchRun(ctx, cl, wl, conn, cfgs, info)
 	}
 	return wrapInterrupt(ctx, err)
 }
@@ -177,9 +175,10 @@ func wrapInterrupt(ctx context.Context, err error) error {
 	return err
 }
 
-// sysbenchRun runs the workload and writes its results folder.
+// sysbenchRun runs the workload as a benchmark step whose folder is the
+// results folder, with its manifest.
 func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sysbench.Workload, conn bench.Connector,
-	cfgs []*mysql.Config, info map[string]any, printer *sysbench.Printer, output *bytes.Buffer) error {
+	cfgs []*mysql.Config, info map[string]any) error {
 	seed := cl.Options.RandSeed
 	if seed == 0 {
 		seed = results.DrawSeed()
@@ -201,23 +200,14 @@ func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sys
 	if err := results.WriteManifest(dir, &manifest, a.redact); err != nil {
 		return err
 	}
-	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer})
+	step := wl.Step(conn, seed, "starbench "+toolVersion())
+	step.Target, step.Output, step.Redact = endpoints(cfgs), a.stdout, a.redact
+	_, res, runErr := bench.RunStep(ctx, dir, step)
 	end := time.Now().UTC()
 	manifest.Ended = &end
 	manifest.Status = results.StatusCompleted
-	if res != nil {
-		sum := bench.Summarize(res, cl.Options.Percentile)
-		sum.Options, sum.Seed = cl.Options.Map(), seed
-		sum.Target = endpoints(cfgs)
-		if runErr != nil {
-			sum.Status, sum.Error = results.StatusFailed, a.redact(runErr.Error())
-		}
-		if err := bench.WriteResults(dir, res, sum, []byte(a.redact(output.String()))); err != nil {
-			return err
-		}
-		if res.Stopped == "interrupted" {
-			manifest.Status = results.StatusInterrupted
-		}
+	if res != nil && res.Stopped == "interrupted" {
+		manifest.Status = results.StatusInterrupted
 	}
 	if runErr != nil {
 		manifest.Status, manifest.Error = results.StatusFailed, a.redact(runErr.Error())

@@ -4,13 +4,11 @@
 package sysbenchstar
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -417,36 +415,14 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	var output bytes.Buffer
-	printer := &sysbench.Printer{W: io.MultiWriter(runner.Output(thread), &output), Opts: &wl.Options, ToolLabel: "starbench"}
-	printer.Banner()
-	seed := stepSeed(thread, s, c.opts.RandSeed)
+	step := wl.Step(conn, stepSeed(thread, s, c.opts.RandSeed), "starbench")
+	step.Tags, step.Target, step.Output = c.tags, c.conn.Display(), runner.Output(thread)
+	step.Redact = func(t string) string { return runner.Redact(thread, t) }
+	step.Progress = func(p bench.Progress) { runner.ReportBenchmark(thread, runner.BenchmarkStatus(p)) }
 	ctx := s.Context()
-	live := bench.SinkFunc(func(iv *bench.Interval) {
-		p99 := 0.0
-		if iv.Latency.TotalCount() > 0 {
-			p99 = float64(iv.Latency.ValueAtPercentile(99)) / 1000
-		}
-		runner.ReportBenchmark(thread, runner.BenchmarkStatus{
-			Workload: wl.Script.Name, Threads: wl.Options.Threads, ElapsedS: iv.End.Seconds(), TotalS: float64(wl.Options.Time),
-			TPS: iv.Rate(iv.Counts.Events), P99MS: p99, Errors: iv.Counts.Errors, Reconnects: iv.Counts.Reconnects,
-		})
-	})
-	res, runErr := sysbench.Run(ctx, conn, wl, sysbench.RunOptions{Seed: seed, Printer: printer, Sinks: []bench.Sink{live}})
+	sum, res, runErr := bench.RunStep(ctx, dir, step)
 	if res == nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
-	}
-	sum := bench.Summarize(res, c.opts.Percentile)
-	sum.Tags, sum.Options, sum.Seed, sum.Target = c.tags, c.opts.Map(), seed, c.conn.Display()
-	runner.ReportBenchmark(thread, runner.BenchmarkStatus{
-		Workload: wl.Script.Name, Threads: wl.Options.Threads, ElapsedS: sum.Seconds, TotalS: float64(wl.Options.Time),
-		TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true,
-	})
-	if runErr != nil {
-		sum.Status, sum.Error = results.StatusFailed, runner.Redact(thread, runErr.Error())
-	}
-	if err := bench.WriteResults(dir, res, sum, []byte(runner.Redact(thread, output.String()))); err != nil {
-		return runner.Outcome{}, fmt.Errorf("%s: write results: %w", b.Name(), err)
 	}
 	rel := runner.RelativeToResults(thread, dir)
 	if runErr != nil {

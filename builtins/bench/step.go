@@ -1,0 +1,121 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+
+	"github.com/starbench/starbench/internal/results"
+)
+
+// Step is one benchmark step as a workload family hands it to RunStep:
+// how to run its workload on the engine, and what to record with it.
+// RunStep is the one place that turns an engine run into a step folder;
+// the plan modules and the command line of every family go through it.
+type Step struct {
+	// Run runs the workload on the engine, printing the family's text
+	// (sysbench's layout for sysbench) to w and handing every interval to
+	// sinks as well as to its own. It returns what the engine measured,
+	// also when it fails (nil when nothing ran).
+	Run func(ctx context.Context, w io.Writer, sinks []Sink) (*Result, error)
+
+	Workload   string            // for progress
+	Threads    int               // for progress
+	Total      float64           // planned seconds (0: bounded by events), for progress
+	Percentile float64           // the family's report percentile, kept in the summary
+	Seed       int64             // the step's seed, kept in the summary
+	Tags       map[string]string // kept in the summary, for reports and compare
+	Options    map[string]any    // the family's options, kept in the summary
+	Target     string            // where it ran (password redacted), kept in the summary
+
+	Output   io.Writer           // where the text goes live, besides output.txt (nil: only there)
+	Progress func(Progress)      // live progress: every interval and once at the end (nil: none)
+	Hooks    []Hook              // started before the run and stopped after it, in order
+	Redact   func(string) string // applied to output.txt and the recorded error (nil: none)
+}
+
+// Progress is a step's live state for progress views.
+type Progress struct {
+	Workload   string
+	Threads    int
+	ElapsedS   float64
+	TotalS     float64
+	TPS        float64
+	P99MS      float64
+	Errors     int64
+	Reconnects int64
+	Final      bool // the step ended; the figures are its summary's
+}
+
+// Hook runs around a step's engine run (a telemetry sampler, say): Start
+// before the workload starts, given the step's folder to write into, and
+// Stop after it ended, whether it succeeded or not.
+type Hook interface {
+	Start(ctx context.Context, dir string) error
+	Stop(ctx context.Context) error
+}
+
+// RunStep runs a step and writes its folder dir: summary.json (with the
+// step's tags, options, seed, target and status), intervals.csv,
+// latency.hlog and output.txt, also when the run failed or was
+// interrupted, so that what it measured is kept. It returns the summary
+// and the engine's result (both nil when nothing ran) and the run's error.
+func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result, error) {
+	redact := s.Redact
+	if redact == nil {
+		redact = func(t string) string { return t }
+	}
+	var text bytes.Buffer
+	w := io.Writer(&text)
+	if s.Output != nil {
+		w = io.MultiWriter(s.Output, &text)
+	}
+	var sinks []Sink
+	if s.Progress != nil {
+		sinks = append(sinks, SinkFunc(func(iv *Interval) { s.Progress(intervalProgress(&s, iv)) }))
+	}
+	started := 0
+	var hookErr error
+	for _, h := range s.Hooks {
+		if hookErr = h.Start(ctx, dir); hookErr != nil {
+			break
+		}
+		started++
+	}
+	var res *Result
+	runErr := hookErr
+	if hookErr == nil {
+		res, runErr = s.Run(ctx, w, sinks)
+	}
+	for i := started - 1; i >= 0; i-- {
+		if err := s.Hooks[i].Stop(context.WithoutCancel(ctx)); err != nil {
+			runErr = errors.Join(runErr, err)
+		}
+	}
+	if res == nil {
+		return nil, nil, runErr
+	}
+	sum := Summarize(res, s.Percentile)
+	sum.Tags, sum.Options, sum.Seed, sum.Target = s.Tags, s.Options, s.Seed, s.Target
+	if runErr != nil {
+		sum.Status, sum.Error = results.StatusFailed, redact(runErr.Error())
+	}
+	if s.Progress != nil {
+		s.Progress(Progress{Workload: s.Workload, Threads: s.Threads, ElapsedS: sum.Seconds, TotalS: s.Total, TPS: sum.TPS,
+			P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true})
+	}
+	if err := WriteResults(dir, res, sum, []byte(redact(text.String()))); err != nil {
+		return sum, res, errors.Join(runErr, err)
+	}
+	return sum, res, runErr
+}
+
+func intervalProgress(s *Step, iv *Interval) Progress {
+	p99 := 0.0
+	if iv.Latency.TotalCount() > 0 {
+		p99 = float64(iv.Latency.ValueAtPercentile(99)) / 1000
+	}
+	return Progress{Workload: s.Workload, Threads: s.Threads, ElapsedS: iv.End.Seconds(), TotalS: s.Total,
+		TPS: iv.Rate(iv.Counts.Events), P99MS: p99, Errors: iv.Counts.Errors, Reconnects: iv.Counts.Reconnects}
+}
