@@ -101,7 +101,7 @@ func TestRunStepKeepsAFailedRun(t *testing.T) {
 			return res, boom
 		},
 		Workload: "query", Threads: 1,
-		Redact:   func(s string) string { return strings.ReplaceAll(s, "hunter2", "***") },
+		Redact: func(s string) string { return strings.ReplaceAll(s, "hunter2", "***") },
 	}
 	sum, _, err := bench.RunStep(context.Background(), dir, step)
 	if !errors.Is(err, boom) || sum == nil || sum.Status != results.StatusFailed || sum.Error != "server gone, password ***" || sum.Events != 20 {
