@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/bulkload"
 )
 
 // What prepare does with tables that already exist.
@@ -93,7 +94,9 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 		}
 	}
 	w := &syncWriter{w: out}
-	l := &loader{mode: mode.Load, w: w}
+	l := &bulkload.Loader{Method: mode.Load, Fallback: func(reason error) {
+		w.printf("Loading rows with INSERT: the server does not accept LOAD DATA LOCAL INFILE (%v)\n", reason)
+	}}
 	threads := o.Threads
 	if script.Prepare == PrepareLegacy {
 		threads = 1 // the legacy prepare runs in one thread
@@ -106,7 +109,7 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	}
 	start := time.Now()
 	var rows sync.Map
-	err = byThread(ctx, conn, tables, threads, func(s bench.Session, t int, mine []int) error {
+	err = bulkload.ByThread(ctx, conn, tables, threads, func(s bench.Session, t int, mine []int) error {
 		rng := NewRand(bench.WorkerSeed(seed, t), o)
 		for _, n := range mine {
 			if skip[n] {
@@ -192,7 +195,7 @@ func existingTables(ctx context.Context, s bench.Session, tables []int) ([]int, 
 	return found, nil
 }
 
-func prepareTable(ctx context.Context, s bench.Session, script *Script, o *Options, n int, rng *Rand, w *syncWriter, l *loader) (int64, error) {
+func prepareTable(ctx context.Context, s bench.Session, script *Script, o *Options, n int, rng *Rand, w *syncWriter, l *bulkload.Loader) (int64, error) {
 	w.printf("Creating table 'sbtest%d'...\n", n)
 	ddl := CreateTableSQL(o, n)
 	switch script.Prepare {
@@ -215,7 +218,7 @@ func prepareTable(ctx context.Context, s bench.Session, script *Script, o *Optio
 	if size > 0 {
 		w.printf("Inserting %d records into 'sbtest%d'\n", size, n)
 	}
-	if err := l.load(ctx, s, o, n, size, rng); err != nil {
+	if err := l.Load(ctx, s, rows(o, n, size, rng)); err != nil {
 		return 0, err
 	}
 	if o.CreateSecondary {
@@ -272,7 +275,7 @@ func Prewarm(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	if o.Profile == ProfileMaster {
 		verb = "Preloading"
 	}
-	return byThread(ctx, conn, tables, threads, func(s bench.Session, _ int, mine []int) error {
+	return bulkload.ByThread(ctx, conn, tables, threads, func(s bench.Session, _ int, mine []int) error {
 		for _, q := range []string{"SET tmp_table_size=2*1024*1024*1024", "SET max_heap_table_size=2*1024*1024*1024"} {
 			if _, err := s.Exec(ctx, q); err != nil {
 				return err
@@ -293,38 +296,6 @@ func Prewarm(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 		}
 		return nil
 	})
-}
-
-// byThread runs work on threads sessions at once, handing them the tables
-// as sysbench does (table i to thread i mod threads), and returns the
-// first error by thread.
-func byThread(ctx context.Context, conn bench.Connector, tables []int, threads int, work func(s bench.Session, t int, mine []int) error) error {
-	errs := make([]error, threads)
-	var wg sync.WaitGroup
-	for t := 0; t < threads; t++ {
-		var mine []int
-		for i := t; i < len(tables); i += threads {
-			mine = append(mine, tables[i])
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := conn.Connect(ctx)
-			if err != nil {
-				errs[t] = fmt.Errorf("thread %d: connect: %w", t, err)
-				return
-			}
-			defer s.Close()
-			errs[t] = work(s, t, mine)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // RunOptions is what Run needs besides the sysbench options.
