@@ -1,13 +1,22 @@
 // Package builtins lists every predeclared Starlark module of starbench in
-// one table. Each module's Go core lives in its own package (builtins/db,
-// ...) without Starlark; its adapter (builtins/db/dbstar, ...) is what this
-// table registers.
+// one table, and with it the workload families. Each module's Go core
+// lives in its own package (builtins/db, ...) without Starlark; its adapter
+// (builtins/db/dbstar, ...) is what this table registers. A workload
+// family's adapter also gives its command line (`starbench sysbench ...`).
+//
+// Adding a family (TPC-C, say) takes a core package (builtins/tpcc: the
+// workload, its options, prepare/check/cleanup, the rows for bulkload), an
+// adapter package (builtins/tpcc/tpccstar: Module, Doc and Command) and one
+// line here. The family's plan module is then predeclared and documented
+// (`starbench doc`), its subcommand exists, its steps run through
+// bench.RunStep into results folders that reports and compare read.
 package builtins
 
 import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
 	"github.com/starbench/starbench/builtins/report/reportstar"
@@ -17,20 +26,33 @@ import (
 	"github.com/starbench/starbench/runner"
 )
 
-// Entry is one predeclared module.
+// Entry is one predeclared module; a workload family's also has its
+// command line.
 type Entry struct {
-	Module *starlarkstruct.Module
-	Doc    runner.ModuleDoc
+	Module  *starlarkstruct.Module
+	Doc     runner.ModuleDoc
+	Command *cli.Command // `starbench NAME ...`, for workload families
 }
 
 // Modules is every predeclared module, in the order `starbench doc` lists them.
 var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
-	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc},
+	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},
 	{Module: localstar.Module, Doc: localstar.Doc},
 	{Module: yamlstar.Module, Doc: yamlstar.Doc},
+}
+
+// Families are the workload families: the modules with a command line.
+func Families() []Entry {
+	var out []Entry
+	for _, e := range Modules {
+		if e.Command != nil {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Predeclared returns the modules as plan globals.

@@ -22,6 +22,9 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
+	"github.com/starbench/starbench/builtins"
+	"github.com/starbench/starbench/builtins/cli"
+	"github.com/starbench/starbench/internal/redact"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -94,7 +97,8 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 
 // execute runs the CLI and returns the exit code.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	app := &app{stdout: stdout, stderr: stderr, redact: func(s string) string { return s }}
+	app := &app{stdout: stdout, stderr: stderr, secrets: redact.New()}
+	app.redact = app.secrets.Redact
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -109,7 +113,28 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // app holds what the commands share.
 type app struct {
 	stdout, stderr io.Writer
-	redact         func(string) string
+	secrets        *redact.Set
+	redact         func(string) string // secrets.Redact, or a run's own redaction once it ran
+}
+
+// familyCommand makes a workload family's subcommand (see package cli).
+func (a *app) familyCommand(c *cli.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: c.Use, Short: c.Short, Long: c.Long, Example: c.Example, DisableFlagParsing: true}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		env := &cli.Env{
+			Stdout: a.stdout, Stderr: a.stderr, ToolVersion: toolVersion(),
+			AddSecrets: func(secrets ...string) {
+				for _, s := range secrets {
+					a.secrets.Add(s)
+				}
+			},
+			Redact:       func(s string) string { return a.redact(s) },
+			WriteReports: a.writeRunReports,
+			Help:         cmd.Help,
+		}
+		return c.Run(cmd.Context(), env, args)
+	}
+	return cmd
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -133,18 +158,23 @@ meaningless for numbers).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef("%v\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(a.runCommand(), a.checkCommand(), a.rerunCommand(), a.sysbenchCommand(), a.reportCommand(), a.compareCommand(), a.docCommand(), a.versionCommand())
+	root.AddCommand(a.runCommand(), a.checkCommand(), a.rerunCommand())
+	for _, f := range builtins.Families() {
+		root.AddCommand(a.familyCommand(f.Command))
+	}
+	root.AddCommand(a.reportCommand(), a.compareCommand(), a.docCommand(), a.versionCommand())
 	return root
 }
 
 // report prints err once, redacted, and returns its exit code.
 func (a *app) report(err error) int {
 	var usage *usageError
+	var familyUsage *cli.UsageError
 	var runnerUsage *runner.UsageError
 	var planErr *runner.PlanError
 	var threshold *thresholdError
 	switch {
-	case errors.As(err, &usage), errors.As(err, &runnerUsage):
+	case errors.As(err, &usage), errors.As(err, &familyUsage), errors.As(err, &runnerUsage):
 		fmt.Fprintf(a.stderr, "starbench: %s\n", a.redact(err.Error()))
 		return exitUsage
 	case errors.As(err, &planErr):

@@ -11,7 +11,6 @@ import (
 
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/internal/redact"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
 )
@@ -57,7 +56,9 @@ func (a *app) options(cmd *cobra.Command, plan string, f *planFlags) (runner.Opt
 	if pw, ok := os.LookupEnv("MYSQL_PWD"); ok && pw != "" {
 		opts.Secrets = append(opts.Secrets, pw)
 	}
-	a.redact = redactor(opts.Secrets)
+	for _, s := range opts.Secrets {
+		a.secrets.Add(s)
+	}
 	return opts, nil
 }
 
@@ -90,12 +91,6 @@ func parseTargets(values []string, envDefault string) (map[string]string, []stri
 		targets[name] = spec
 	}
 	return targets, secrets, nil
-}
-
-// redactor masks the given secrets the way the runner does (see package
-// internal/redact).
-func redactor(secrets []string) func(string) string {
-	return redact.New(secrets...).Redact
 }
 
 func (a *app) runCommand() *cobra.Command {

@@ -1,4 +1,4 @@
-package main
+package sysbenchstar
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/spf13/cobra"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/builtins/targets"
@@ -48,57 +48,53 @@ output.txt (exactly what was printed) and manifest.json. Passwords never appear 
 
 Exit codes: 0 ok, 1 the command failed, 2 bad command line, 130 interrupted.`
 
-func (a *app) sysbenchCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "sysbench [options] SCRIPT COMMAND [options]",
-		Short: "Run sysbench command lines (prepare, run, cleanup) with the Go workload engine",
-		Long:  sysbenchLong,
-		Example: `  starbench sysbench oltp_read_write --tables=16 --table-size=10000 --threads=16 --mysql-host=127.0.0.1 --mysql-port=4000 --mysql-user=root prepare
+// Command is `starbench sysbench ...`: sysbench command lines as reports
+// print them.
+var Command = &cli.Command{
+	Use:   "sysbench [options] SCRIPT COMMAND [options]",
+	Short: "Run sysbench command lines (prepare, run, cleanup) with the Go workload engine",
+	Long:  sysbenchLong,
+	Example: `  starbench sysbench oltp_read_write --tables=16 --table-size=10000 --threads=16 --mysql-host=127.0.0.1 --mysql-port=4000 --mysql-user=root prepare
   starbench sysbench --db-driver=mysql /usr/share/sysbench/oltp_point_select.lua --mysql-host=127.0.0.1 --mysql-port=4000 --mysql-user=root --tables=16 --table-size=10000 --threads=150 --time=300 --report-interval=10 run
   starbench sysbench oltp_read_only --target sandbox:mariadb --table-size=1000 --time=10 run   # prepares first: the server lives for this command only
   starbench sysbench oltp_read_write help`,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runSysbench(cmd, args)
-		},
-	}
-	return cmd
+	Run: func(ctx context.Context, env *cli.Env, args []string) error { return (&command{env}).run(ctx, args) },
 }
 
-func (a *app) runSysbench(cmd *cobra.Command, args []string) error {
+// command is one `starbench sysbench` invocation.
+type command struct{ *cli.Env }
+
+func (a *command) run(ctx context.Context, args []string) error {
 	cl, err := sysbench.ParseCommandLine(args)
 	if err != nil {
-		return usagef("sysbench: %v\nRun 'starbench sysbench --help' for usage.", err)
+		return cli.Usagef("sysbench: %v\nRun 'starbench sysbench --help' for usage.", err)
 	}
-	if cl.MySQL.Password != "" {
-		a.redact = redactor([]string{cl.MySQL.Password})
-	}
+	a.AddSecrets(cl.MySQL.Password)
 	if cl.Version {
-		fmt.Fprintf(a.stdout, "sysbench 1.0.20 compatible (starbench %s)\n", toolVersion())
+		fmt.Fprintf(a.Stdout, "sysbench 1.0.20 compatible (starbench %s)\n", a.ToolVersion)
 		return nil
 	}
 	if cl.Help && cl.Script == "" {
-		if err := cmd.Help(); err != nil {
+		if err := a.Help(); err != nil {
 			return err
 		}
-		fmt.Fprintf(a.stdout, "\n%s", sysbench.GeneralHelp(&cl.Options))
+		fmt.Fprintf(a.Stdout, "\n%s", sysbench.GeneralHelp(&cl.Options))
 		return nil
 	}
 	script, err := sysbench.LookupScript(cl.Script)
 	if err != nil {
-		return usagef("sysbench: %v", err)
+		return cli.Usagef("sysbench: %v", err)
 	}
-	printer := &sysbench.Printer{W: a.stdout, Opts: &cl.Options, ToolLabel: "starbench " + toolVersion()}
+	printer := &sysbench.Printer{W: a.Stdout, Opts: &cl.Options, ToolLabel: "starbench " + a.ToolVersion}
 	if cl.Help || cl.Command == "help" {
 		printer.Banner()
-		fmt.Fprint(a.stdout, sysbench.HelpText(script, &cl.Options))
+		fmt.Fprint(a.Stdout, sysbench.HelpText(script, &cl.Options))
 		return nil
 	}
 	wl, err := sysbench.NewWorkload(cl.Script, cl.Options)
 	if err != nil {
-		return usagef("sysbench: %v", err)
+		return cli.Usagef("sysbench: %v", err)
 	}
-	ctx := cmd.Context()
 	cfgs, info, stop, err := a.sysbenchEndpoints(ctx, cl)
 	if err != nil {
 		return err
@@ -117,17 +113,17 @@ func (a *app) runSysbench(cmd *cobra.Command, args []string) error {
 	switch cl.Command {
 	case "prepare":
 		_, err = sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed,
-			sysbench.PrepareMode{IfExists: cl.IfExists, Load: cl.Load}, a.stdout)
+			sysbench.PrepareMode{IfExists: cl.IfExists, Load: cl.Load}, a.Stdout)
 	case "cleanup":
-		_, err = sysbench.Cleanup(ctx, conn, script, o, a.stdout)
+		_, err = sysbench.Cleanup(ctx, conn, script, o, a.Stdout)
 	case "prewarm", "warmup":
-		err = sysbench.Prewarm(ctx, conn, script, o, a.stdout)
+		err = sysbench.Prewarm(ctx, conn, script, o, a.Stdout)
 	case "run":
 		if kind := info["kind"]; kind == "embedded" || kind == "sandbox" {
 			// The server lives for this command only, so no earlier
 			// prepare can have made the tables: make them first.
-			fmt.Fprintf(a.stderr, "note: --target %s starts an empty server for this command only; preparing the tables first\n", kind)
-			if _, err := sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed, sysbench.PrepareMode{Load: cl.Load}, a.stderr); err != nil {
+			fmt.Fprintf(a.Stderr, "note: --target %s starts an empty server for this command only; preparing the tables first\n", kind)
+			if _, err := sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed, sysbench.PrepareMode{Load: cl.Load}, a.Stderr); err != nil {
 				return wrapInterrupt(ctx, fmt.Errorf("prepare on the throwaway server: %w", err))
 			}
 		}
@@ -137,7 +133,7 @@ func (a *app) runSysbench(cmd *cobra.Command, args []string) error {
 }
 
 // sysbenchEndpoints resolves --target or the --mysql-* options.
-func (a *app) sysbenchEndpoints(ctx context.Context, cl *sysbench.CommandLine) ([]*mysql.Config, map[string]any, func(), error) {
+func (a *command) sysbenchEndpoints(ctx context.Context, cl *sysbench.CommandLine) ([]*mysql.Config, map[string]any, func(), error) {
 	if cl.Target == "" {
 		if env := os.Getenv("STARBENCH_TARGET"); env != "" && !cl.MySQL.Given {
 			cl.Target = env
@@ -147,23 +143,19 @@ func (a *app) sysbenchEndpoints(ctx context.Context, cl *sysbench.CommandLine) (
 		return cl.MySQL.Configs(), map[string]any{"kind": "dsn"}, func() {}, nil
 	}
 	if cl.MySQL.Given {
-		return nil, nil, nil, usagef("sysbench: give either --target or --mysql-host/--mysql-port/--mysql-socket, not both")
+		return nil, nil, nil, cli.Usagef("sysbench: give either --target or --mysql-host/--mysql-port/--mysql-socket, not both")
 	}
 	t, err := db.ParseTarget(cl.Target)
 	if err != nil {
-		return nil, nil, nil, usagef("sysbench: --target %s: %v", db.RedactDSNText(cl.Target), err)
+		return nil, nil, nil, cli.Usagef("sysbench: --target %s: %v", db.RedactDSNText(cl.Target), err)
 	}
 	srv, err := targets.Open(ctx, t)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	secrets := []string{srv.Secret, cl.MySQL.Password}
-	if srv.Config.Passwd != "" {
-		secrets = append(secrets, srv.Config.Passwd)
-	}
-	a.redact = redactor(secrets)
+	a.AddSecrets(srv.Secret, srv.Config.Passwd)
 	if srv.Banner != "" {
-		fmt.Fprintf(a.stderr, "\n%s\n\n", srv.Banner)
+		fmt.Fprintf(a.Stderr, "\n%s\n\n", srv.Banner)
 	}
 	return []*mysql.Config{srv.Config}, srv.Info, srv.Stop, nil
 }
@@ -177,7 +169,7 @@ func wrapInterrupt(ctx context.Context, err error) error {
 
 // sysbenchRun runs the workload as a benchmark step whose folder is the
 // results folder, with its manifest.
-func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sysbench.Workload, conn bench.Connector,
+func (a *command) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sysbench.Workload, conn bench.Connector,
 	cfgs []*mysql.Config, info map[string]any) error {
 	seed := cl.Options.RandSeed
 	if seed == 0 {
@@ -188,20 +180,20 @@ func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sys
 		return err
 	}
 	manifest := results.Manifest{
-		Tool:        results.ToolInfo{Name: results.ToolName, Version: toolVersion(), GoVersion: runtime.Version()},
+		Tool:        results.ToolInfo{Name: results.ToolName, Version: a.ToolVersion, GoVersion: runtime.Version()},
 		Plan:        "sysbench " + wl.Script.Name,
-		CommandLine: redactAll(a.redact, os.Args),
+		CommandLine: redactAll(a.Redact, os.Args),
 		Seed:        seed,
 		Host:        results.ReadHostInfo(),
 		Targets:     map[string]any{"default": a.describeServer(ctx, cfgs, info)},
 		Started:     time.Now().UTC(),
 		Status:      results.StatusRunning,
 	}
-	if err := results.WriteManifest(dir, &manifest, a.redact); err != nil {
+	if err := results.WriteManifest(dir, &manifest, a.Redact); err != nil {
 		return err
 	}
-	step := wl.Step(conn, seed, "starbench "+toolVersion())
-	step.Target, step.Output, step.Redact = endpoints(cfgs), a.stdout, a.redact
+	step := wl.Step(conn, seed, "starbench "+a.ToolVersion)
+	step.Target, step.Output, step.Redact = endpoints(cfgs), a.Stdout, a.Redact
 	_, res, runErr := bench.RunStep(ctx, dir, step)
 	end := time.Now().UTC()
 	manifest.Ended = &end
@@ -210,13 +202,13 @@ func (a *app) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sys
 		manifest.Status = results.StatusInterrupted
 	}
 	if runErr != nil {
-		manifest.Status, manifest.Error = results.StatusFailed, a.redact(runErr.Error())
+		manifest.Status, manifest.Error = results.StatusFailed, a.Redact(runErr.Error())
 	}
-	if err := results.WriteManifest(dir, &manifest, a.redact); err != nil {
+	if err := results.WriteManifest(dir, &manifest, a.Redact); err != nil {
 		return err
 	}
-	a.writeRunReports(dir)
-	fmt.Fprintf(a.stderr, "results: %s (%s)\n", dir, manifest.Status)
+	a.WriteReports(dir)
+	fmt.Fprintf(a.Stderr, "results: %s (%s)\n", dir, manifest.Status)
 	if runErr != nil {
 		return wrapInterrupt(ctx, runErr)
 	}
@@ -233,20 +225,20 @@ func sysbenchResultsDir(cl *sysbench.CommandLine) (string, error) {
 	}
 	dir, err := results.Create(cl.Out, "", "sysbench-"+name, time.Now())
 	if errors.Is(err, results.ErrNotEmpty) {
-		return "", usagef("sysbench: --out %s exists and is not empty", cl.Out)
+		return "", cli.Usagef("sysbench: --out %s exists and is not empty", cl.Out)
 	}
 	return dir, err
 }
 
 // describeServer records the server version and variables of the first endpoint.
-func (a *app) describeServer(ctx context.Context, cfgs []*mysql.Config, info map[string]any) map[string]any {
+func (a *command) describeServer(ctx context.Context, cfgs []*mysql.Config, info map[string]any) map[string]any {
 	out := map[string]any{"endpoints": endpoints(cfgs)}
 	for k, v := range info {
 		out[k] = v
 	}
 	c, err := db.Open(ctx, cfgs[0])
 	if err != nil {
-		out["error"] = a.redact(err.Error())
+		out["error"] = a.Redact(err.Error())
 		return out
 	}
 	defer c.Close()
