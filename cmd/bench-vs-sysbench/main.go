@@ -73,6 +73,7 @@ type options struct {
 	threads           []int
 	tableSize, tables int
 	starbench         string
+	baseline          string // a starbench binary in sysbench's place
 }
 
 func main() {
@@ -102,7 +103,8 @@ Runs sysbench and starbench alternately (A B, B A, ...) on a private MariaDB and
 client CPU per query, tps and their ratios; prepare is compared INSERT against INSERT
 in the same alternating order, and starbench's LOAD DATA is shown on a line of its own.
 -rounds must be even, so that each tool goes first in half the rounds: an odd count is
-refused (exit status 2).
+refused (exit status 2). With -baseline OLD, another starbench binary takes sysbench's
+place (its columns are labelled baseline), to measure a change to the engine itself.
 
 `)
 		fs.PrintDefaults()
@@ -116,6 +118,8 @@ refused (exit status 2).
 	fs.IntVar(&o.tableSize, "table-size", 100000, "rows per table")
 	fs.IntVar(&o.tables, "tables", 4, "tables")
 	fs.StringVar(&o.starbench, "starbench", "", "starbench binary (default: build ./cmd/starbench)")
+	fs.StringVar(&o.baseline, "baseline", "", "another starbench binary (say, built from an earlier commit) in sysbench's place:\n"+
+		"the table then compares the two starbench builds (a change's effect on the engine)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -195,7 +199,7 @@ func prepareOrder(r int) []prepareKind {
 // is empty with noLoadData saying why when LOAD DATA was not measured.
 // Ratios are starbench's rows/s over sysbench's: above 1.0 starbench
 // loads faster.
-func prepareLines(rows float64, sys, sbInsert, loadData []time.Duration, noLoadData string) []string {
+func prepareLines(base string, rows float64, sys, sbInsert, loadData []time.Duration, noLoadData string) []string {
 	rate := func(ds []time.Duration) float64 {
 		var sum time.Duration
 		for _, d := range ds {
@@ -211,13 +215,13 @@ func prepareLines(rows float64, sys, sbInsert, loadData []time.Duration, noLoadD
 	if mean, half, ok := meanInterval(pairs); ok {
 		spread += fmt.Sprintf(", 95%% CI %.2f-%.2f", mean-half, mean+half)
 	}
-	lines := []string{fmt.Sprintf("prepare INSERT vs INSERT (4 threads, wall time, A B / B A): sysbench %.0f rows/s, "+
-		"starbench --load-method=insert %.0f rows/s, ratio %.2f (%s)", rate(sys), rate(sbInsert), rate(sbInsert)/rate(sys), spread)}
+	lines := []string{fmt.Sprintf("prepare INSERT vs INSERT (4 threads, wall time, A B / B A): %s %.0f rows/s, "+
+		"starbench --load-method=insert %.0f rows/s, ratio %.2f (%s)", base, rate(sys), rate(sbInsert), rate(sbInsert)/rate(sys), spread)}
 	if len(loadData) == 0 {
 		return append(lines, "prepare LOAD DATA (starbench only): not measured: "+noLoadData)
 	}
 	return append(lines, fmt.Sprintf("prepare LOAD DATA (starbench only, --load-method=load-data, last in each round): "+
-		"%.0f rows/s, ratio to sysbench INSERT %.2f", rate(loadData), rate(loadData)/rate(sys)))
+		"%.0f rows/s, ratio to %s INSERT %.2f", rate(loadData), base, rate(loadData)/rate(sys)))
 }
 
 func run(o options) error {
@@ -253,10 +257,23 @@ func run(o options) error {
 		m.Version, version(sysbench), o.tables, o.tableSize, o.runTime, o.rounds)
 	prep := append(append(append([]string{"oltp_read_write"}, conn...), common...), "--threads=4")
 	cleanup := append(append(append([]string{"oltp_read_write"}, conn...), common...), "cleanup")
+	// A is sysbench, or with -baseline another starbench build.
+	aName, aBin := "sysbench", sysbench
+	aArgs := func(out string, args []string) []string { return args }
+	if o.baseline != "" {
+		aName, aBin = "baseline", o.baseline
+		aArgs = func(out string, args []string) []string {
+			return append([]string{"sysbench", "--out", out + "-baseline"}, args...)
+		}
+		fmt.Printf("baseline: %s, in sysbench's place (its figures are in the sysbench columns)\n", o.baseline)
+	}
 	commands := map[prepareKind][]string{
 		sysbenchInsert:    append(append([]string{sysbench}, prep...), "prepare"),
 		starbenchInsert:   append(append([]string{starbenchBin, "sysbench"}, prep...), "--load-method=insert", "prepare"),
 		starbenchLoadData: append(append([]string{starbenchBin, "sysbench"}, prep...), "--load-method=load-data", "prepare"),
+	}
+	if o.baseline != "" {
+		commands[sysbenchInsert] = append(append([]string{o.baseline, "sysbench"}, prep...), "--load-method=insert", "prepare")
 	}
 	prepare := func(k prepareKind) (time.Duration, error) {
 		if out, err := exec.Command(sysbench, cleanup...).CombinedOutput(); err != nil {
@@ -299,7 +316,7 @@ func run(o options) error {
 		return err
 	}
 	defer db.Close()
-	for _, l := range prepareLines(float64(o.tables*o.tableSize), took[sysbenchInsert], took[starbenchInsert], took[starbenchLoadData], noLoadData) {
+	for _, l := range prepareLines(aName, float64(o.tables*o.tableSize), took[sysbenchInsert], took[starbenchInsert], took[starbenchLoadData], noLoadData) {
 		fmt.Println(l)
 	}
 	fmt.Println("(prepare ratios are starbench rows/s over sysbench's: above 1.0 starbench loads faster; one untimed prepare")
@@ -320,8 +337,8 @@ func run(o options) error {
 	fmt.Println("\"95% CI\" is the confidence interval of the mean pair ratio (Student's t over the pairs): a point")
 	fmt.Println("whose interval holds 1.0 is even with sysbench within this run's noise.")
 	fmt.Println()
-	fmt.Printf("%-20s %7s  %14s %14s %7s %11s %11s  %10s %10s %7s  %8s %8s  %9s %9s  %10s\n", "workload", "threads", "sysbench µs/q", "starbench µs/q", "ratio", "pairs", "95% CI",
-		"sysbench tps", "starbench tps", "ratio", "start sb", "start st", "server sb", "server st", "per server")
+	fmt.Printf("%-20s %7s  %14s %14s %7s %11s %11s  %10s %10s %7s  %8s %8s  %9s %9s  %10s\n", "workload", "threads", aName+" µs/q", "starbench µs/q", "ratio", "pairs", "95% CI",
+		aName+" tps", "starbench tps", "ratio", "start sb", "start st", "server sb", "server st", "per server")
 	worst, worstPerServer := 0.0, 0.0
 	var above, even []string // points whose interval lies above 1.0, or holds it
 	for _, wl := range o.workloads {
@@ -340,7 +357,7 @@ func run(o options) error {
 				}
 				out := filepath.Join(work, fmt.Sprintf("%s-t%d-r%d", wl, t, r))
 				pair := []tool{
-					{"sysbench", sysbench, args, &sys},
+					{aName, aBin, aArgs(out, args), &sys},
 					{"starbench", starbenchBin, append([]string{"sysbench", "--out", out}, args...), &sb},
 				}
 				if !sysbenchFirst(r) {
@@ -380,9 +397,9 @@ func run(o options) error {
 				a.startup.Milliseconds()/int64(o.rounds), b.startup.Milliseconds()/int64(o.rounds), a.serverPerQuery(), b.serverPerQuery(), perServer)
 		}
 	}
-	fmt.Printf("\nworst CPU/query ratio starbench/sysbench: %.2f (must be <= 1.0, aim <= 0.9)\n", worst)
-	fmt.Printf("worst client-per-server-CPU ratio starbench/sysbench: %.2f\n", worstPerServer)
-	fmt.Printf("95%% CI above 1.0 (costlier than sysbench beyond the noise): %s\n", listOrNone(above))
+	fmt.Printf("\nworst CPU/query ratio starbench/%s: %.2f (must be <= 1.0, aim <= 0.9)\n", aName, worst)
+	fmt.Printf("worst client-per-server-CPU ratio starbench/%s: %.2f\n", aName, worstPerServer)
+	fmt.Printf("95%% CI above 1.0 (costlier than %s beyond the noise): %s\n", aName, listOrNone(above))
 	fmt.Printf("95%% CI holding 1.0 (even within the noise; more rounds narrow it): %s\n", listOrNone(even))
 	return nil
 }

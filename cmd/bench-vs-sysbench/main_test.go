@@ -121,7 +121,7 @@ func TestPrepareLines(t *testing.T) {
 	}
 	// 1000 rows a prepare: sysbench 1000 rows/s, starbench INSERT 1250
 	// (pairs 1.25 and 1.25), LOAD DATA 2000.
-	lines := prepareLines(1000, s(1, 1), s(0.8, 0.8), s(0.5, 0.5), "")
+	lines := prepareLines("sysbench", 1000, s(1, 1), s(0.8, 0.8), s(0.5, 0.5), "")
 	if len(lines) != 2 {
 		t.Fatalf("lines %q", lines)
 	}
@@ -136,7 +136,7 @@ func TestPrepareLines(t *testing.T) {
 			t.Errorf("%q lacks %q", lines[1], want)
 		}
 	}
-	lines = prepareLines(1000, s(1, 1), s(0.8, 0.8), nil, "refused")
+	lines = prepareLines("sysbench", 1000, s(1, 1), s(0.8, 0.8), nil, "refused")
 	if lines[1] != "prepare LOAD DATA (starbench only): not measured: refused" {
 		t.Errorf("without LOAD DATA: %q", lines[1])
 	}
