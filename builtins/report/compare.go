@@ -45,6 +45,9 @@ func ParseThreshold(s string) (Threshold, error) {
 	if err != nil { // out of range: ±Inf would cross nothing or everything
 		return Threshold{}, fmt.Errorf("threshold %q: the percent %s is out of range", s, m[3])
 	}
+	if pct == 0 {
+		pct = 0 // -0% is 0%: no negative zero to print as "+-0"
+	}
 	return Threshold{Metric: metric, Less: m[2] == "<", Percent: pct, Text: strings.TrimSpace(s)}, nil
 }
 
