@@ -29,7 +29,7 @@ var (
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "value", &value); err != nil {
 				return nil, err
 			}
-			return Call(thread, StepInfo{Builtin: "rprobe.act", Text: "act " + name, Args: map[string]any{"name": name, "value": value}}, Action{
+			return HostOf(thread).Step(StepInfo{Builtin: "rprobe.act", Text: "act " + name, Args: map[string]any{"name": name, "value": value}}, Action{
 				Run: func(s *Step) (Outcome, error) {
 					ranSteps = append(ranSteps, name)
 					return Outcome{Value: starlark.MakeInt(value), Record: value}, nil

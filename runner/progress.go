@@ -3,8 +3,6 @@ package runner
 import (
 	"io"
 	"strings"
-
-	"go.starlark.net/starlark"
 )
 
 // Progress receives what a live view shows. The runner calls it from the
@@ -31,14 +29,6 @@ type BenchmarkStatus struct {
 	Errors     int64
 	Reconnects int64
 	Final      bool // the whole step's numbers, sent once at its end
-}
-
-// ReportBenchmark hands a benchmark's live numbers to the progress view,
-// if there is one.
-func ReportBenchmark(thread *starlark.Thread, b BenchmarkStatus) {
-	if r := runOf(thread); r != nil && r.opts.Progress != nil {
-		r.opts.Progress.Benchmark(b)
-	}
 }
 
 // showsOutput reports whether builtin output (sysbench's report text)

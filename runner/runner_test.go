@@ -32,7 +32,7 @@ var probe = &starlarkstruct.Module{Name: "probe", Members: starlark.StringDict{
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "value?", &value); err != nil {
 			return nil, err
 		}
-		return Call(thread, StepInfo{Builtin: "probe.act", Text: "act " + name, Args: map[string]any{"name": name}}, Action{
+		return HostOf(thread).Step(StepInfo{Builtin: "probe.act", Text: "act " + name, Args: map[string]any{"name": name}}, Action{
 			Run: func(s *Step) (Outcome, error) {
 				if name == "fail" {
 					return Outcome{}, errors.New("probe.act: asked to fail")
@@ -47,7 +47,7 @@ var probe = &starlarkstruct.Module{Name: "probe", Members: starlark.StringDict{
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "n", &n); err != nil {
 			return nil, err
 		}
-		return Call(thread, StepInfo{Builtin: "probe.tree", Text: "tree"}, Action{
+		return HostOf(thread).Step(StepInfo{Builtin: "probe.tree", Text: "tree"}, Action{
 			Run: func(s *Step) (Outcome, error) {
 				for i := 0; i < n; i++ {
 					if err := s.Child(StepInfo{Builtin: "probe.leaf"}).Execute(func(*Step) (any, error) { return i, nil }); err != nil {
@@ -59,7 +59,7 @@ var probe = &starlarkstruct.Module{Name: "probe", Members: starlark.StringDict{
 		})
 	}),
 	"wait": starlark.NewBuiltin("probe.wait", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return Call(thread, StepInfo{Builtin: "probe.wait"}, Action{
+		return HostOf(thread).Step(StepInfo{Builtin: "probe.wait"}, Action{
 			Run: func(s *Step) (Outcome, error) {
 				select {
 				case <-s.Context().Done():
@@ -612,11 +612,11 @@ var probeEach = starlark.NewBuiltin("probe.each", func(thread *starlark.Thread, 
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "fn", &fn, "n", &n); err != nil {
 		return nil, err
 	}
-	return Call(thread, StepInfo{Builtin: "probe.each"}, Action{
+	return HostOf(thread).Step(StepInfo{Builtin: "probe.each"}, Action{
 		Run: func(s *Step) (Outcome, error) {
 			threads := make([]*starlark.Thread, n)
 			for i := range threads {
-				t, err := NewThread(thread, fmt.Sprintf("worker-%d", i))
+				t, err := HostOf(thread).Spawn(fmt.Sprintf("worker-%d", i))
 				if err != nil {
 					return Outcome{}, err
 				}

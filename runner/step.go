@@ -137,10 +137,10 @@ func (s *Step) NotePlaceholder(what string) {
 	s.run.addNote(fmt.Sprintf("%s: %s a placeholder result of step %s (%s); a real run may take another path", pos, what, s.id, s.info.Builtin))
 }
 
-// Call runs a builtin's step from Starlark: it allocates the step id,
+// call runs a builtin's step (Host.Step): it allocates the step id,
 // journals start and end, runs the action (or, in dry-run mode, returns its
 // placeholder) and returns the value to the plan.
-func Call(thread *starlark.Thread, info StepInfo, act Action) (starlark.Value, error) {
+func call(thread *starlark.Thread, info StepInfo, act Action) (starlark.Value, error) {
 	r := runOf(thread)
 	if r == nil {
 		return nil, fmt.Errorf("%s: not inside a starbench run", info.Builtin)

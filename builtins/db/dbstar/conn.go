@@ -101,9 +101,9 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		if rt.target.Kind == db.TargetDSN {
 			cfg, _ := db.ParseDSN(rt.spec)
 			if cfg.Passwd != "" {
-				runner.AddSecret(thread, cfg.Passwd)
+				runner.HostOf(thread).Run().AddSecret(cfg.Passwd)
 				if rt.literal {
-					runner.Warn(thread, "a password is written in the plan (%s); it is stored with the plan's copy in every results folder. Give it with --target NAME=DSN or MYSQL_PWD instead", db.Redacted(cfg))
+					runner.HostOf(thread).Out().Warn("a password is written in the plan (%s); it is stored with the plan's copy in every results folder. Give it with --target NAME=DSN or MYSQL_PWD instead", db.Redacted(cfg))
 				}
 			}
 			d = db.Redacted(cfg)
@@ -138,7 +138,7 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		}
 		return cfgs, first, nil
 	}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			cfgs, serverInfo, err := configs(s)
 			if err != nil {
@@ -232,7 +232,7 @@ func (st *runState) recordTarget(ctx context.Context, thread *starlark.Thread, r
 	} else {
 		info["variables_error"] = err.Error()
 	}
-	return version, runner.RecordTarget(thread, c.target, info)
+	return version, runner.HostOf(thread).Run().RecordTarget(c.target, info)
 }
 
 // noteSession records a statement that changed (or, in a dry run, would
@@ -306,7 +306,7 @@ func (c *Conn) exec(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err != nil {
 		return nil, err
 	}
-	return runner.Call(thread, runner.StepInfo{Builtin: "db.exec", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.exec", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), name)
 			if err != nil {
@@ -344,7 +344,7 @@ func (c *Conn) query(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	if err != nil {
 		return nil, err
 	}
-	return runner.Call(thread, runner.StepInfo{Builtin: "db.query", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.query", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), name)
 			if err != nil {
@@ -393,7 +393,7 @@ func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starl
 		Builtin: "db.exec_each", Handle: c.id, Text: summarizeStatements(stmts),
 		Args: map[string]any{"statements": len(stmts), "sha256": fmt.Sprintf("%x", sum)},
 	}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
@@ -481,7 +481,7 @@ func (c *Conn) analyze(thread *starlark.Thread, b *starlark.Builtin, args starla
 		Builtin: "db.analyze", Handle: c.id, Text: text,
 		Args: map[string]any{"tables": tables, "parallel": parallel},
 	}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
@@ -578,7 +578,7 @@ func (c *Conn) version(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	return runner.Call(thread, runner.StepInfo{Builtin: "db.version", Text: "SELECT VERSION()", Handle: c.id}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.version", Text: "SELECT VERSION()", Handle: c.id}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
@@ -609,7 +609,7 @@ func (c *Conn) variables(thread *starlark.Thread, b *starlark.Builtin, args star
 	if like != "" {
 		text += " LIKE " + db.QuoteString(like)
 	}
-	return runner.Call(thread, runner.StepInfo{Builtin: "db.variables", Text: text, Handle: c.id, Args: map[string]any{"like": like}}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.variables", Text: text, Handle: c.id, Args: map[string]any{"like": like}}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
@@ -643,7 +643,7 @@ func (c *Conn) close(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	return runner.Call(thread, runner.StepInfo{Builtin: "db.close", Handle: c.id, Text: "close " + c.id}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.close", Handle: c.id, Text: "close " + c.id}, runner.Action{
 		Run: func(*runner.Step) (runner.Outcome, error) {
 			return runner.Outcome{}, c.closeNow()
 		},

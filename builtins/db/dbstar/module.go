@@ -85,9 +85,10 @@ type runState struct {
 type stateKey struct{}
 
 func stateOf(thread *starlark.Thread) *runState {
-	return runner.State(thread, stateKey{}, func() any {
+	h := runner.HostOf(thread)
+	return h.State(stateKey{}, func() any {
 		st := &runState{servers: map[string]*targets.Server{}, recorded: map[string]bool{}}
-		runner.OnFinish(thread, st.closeAll)
+		h.OnFinish(st.closeAll)
 		return st
 	}).(*runState)
 }
@@ -135,7 +136,7 @@ func resolveTarget(thread *starlark.Thread, dsn starlark.Value) (resolvedTarget,
 	var rt resolvedTarget
 	switch v := dsn.(type) {
 	case starlark.NoneType:
-		names := runner.TargetNames(thread)
+		names := runner.HostOf(thread).Run().TargetNames()
 		switch {
 		case contains(names, runner.DefaultTarget):
 			rt.name = runner.DefaultTarget
@@ -147,14 +148,14 @@ func resolveTarget(thread *starlark.Thread, dsn starlark.Value) (resolvedTarget,
 			rt.name, rt.spec = runner.DefaultTarget, db.TargetEmbedded
 		}
 		if rt.spec == "" {
-			rt.spec, _ = runner.Target(thread, rt.name)
+			rt.spec, _ = runner.HostOf(thread).Run().Target(rt.name)
 		}
 	case starlark.String:
 		s := string(v)
-		if spec, ok := runner.Target(thread, s); ok {
+		if spec, ok := runner.HostOf(thread).Run().Target(s); ok {
 			rt.name, rt.spec = s, spec
 		} else if name, _ := db.SplitNamedTarget(s + "="); name != "" && s != db.TargetEmbedded {
-			given := runner.TargetNames(thread)
+			given := runner.HostOf(thread).Run().TargetNames()
 			if len(given) == 0 {
 				return rt, fmt.Errorf("no target named %q: give it on the command line with --target %s=DSN", s, s)
 			}

@@ -23,13 +23,13 @@ func (st *runState) openServer(ctx context.Context, thread *starlark.Thread, rt 
 		return nil, err
 	}
 	if s.Secret != "" {
-		runner.AddSecret(thread, s.Secret)
+		runner.HostOf(thread).Run().AddSecret(s.Secret)
 	}
 	if s.Banner != "" {
-		runner.Banner(thread, s.Banner)
+		runner.HostOf(thread).Out().Banner(s.Banner)
 	}
 	if s.Note != "" {
-		runner.Logf(thread, "%s", s.Note)
+		runner.HostOf(thread).Out().Logf("%s", s.Note)
 	}
 	st.servers[key] = s
 	return s, nil

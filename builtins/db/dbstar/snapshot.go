@@ -84,7 +84,7 @@ func (c *Conn) snapshotMethod(thread *starlark.Thread, b *starlark.Builtin, args
 	}
 	info := runner.StepInfo{Builtin: "db.snapshot", Handle: c.id, Text: "snapshot " + shown + " (CREATE TABLE ... LIKE, INSERT ... SELECT, CHECKSUM TABLE)",
 		Args: map[string]any{"schema": schema, "store": store, "parallel": parallel}}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
@@ -137,7 +137,7 @@ func (c *Conn) restoreMethod(thread *starlark.Thread, b *starlark.Builtin, args 
 	info := runner.StepInfo{Builtin: "db.restore", Handle: c.id,
 		Text: fmt.Sprintf("restore %s from %s (verify checksums)", sv.snap.Schema, sv.snap.Store),
 		Args: map[string]any{"schema": sv.snap.Schema, "store": sv.snap.Store, "checksums": checksums, "parallel": parallel}}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {

@@ -62,7 +62,7 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	}
 	info := runner.StepInfo{Builtin: "local.run", Text: cmd,
 		Args: map[string]any{"env": env, "dir": dir, "timeout": timeout.String(), "check": check}}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			res, err := local.Run(s.Context(), cmd, local.Options{
 				Timeout: timeout.Duration, Env: env, Dir: dir,
@@ -97,7 +97,7 @@ func writeFile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	}
 	info := runner.StepInfo{Builtin: "local.write_file", Text: fmt.Sprintf("write %s (%d bytes)", path, len(content)),
 		Args: map[string]any{"path": path, "content": content, "mode": mode}}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(*runner.Step) (runner.Outcome, error) {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
@@ -120,7 +120,7 @@ func readFile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 		return nil, err
 	}
 	info := runner.StepInfo{Builtin: "local.read_file", Text: "read " + path, Args: map[string]any{"path": path}}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(*runner.Step) (runner.Outcome, error) {
 			data, err := os.ReadFile(path)
 			if err != nil {

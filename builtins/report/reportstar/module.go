@@ -45,7 +45,7 @@ var Doc = runner.ModuleDoc{
 var safeName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 func load(thread *starlark.Thread) (*report.Run, string, error) {
-	dir, err := runner.ResultsDir(thread)
+	dir, err := runner.HostOf(thread).Run().ResultsDir()
 	if err != nil || dir == "" {
 		return nil, dir, err
 	}
@@ -56,7 +56,7 @@ func load(thread *starlark.Thread) (*report.Run, string, error) {
 func write(thread *starlark.Thread, dir, name string, files map[string][]byte) error {
 	for ext, data := range files {
 		path := filepath.Join(dir, name+ext)
-		if err := results.WriteFile(path, []byte(runner.Redact(thread, string(data)))); err != nil {
+		if err := results.WriteFile(path, []byte(runner.HostOf(thread).Run().Redact(string(data)))); err != nil {
 			return err
 		}
 	}
@@ -72,7 +72,7 @@ func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 		return nil, fmt.Errorf("%s: name %q must be a plain file name (letters, digits, . _ -)", b.Name(), name)
 	}
 	info := runner.StepInfo{Builtin: "report.table", Args: map[string]any{"name": name}, Text: "write " + name + ".md, " + name + ".html"}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			r, dir, err := load(thread)
 			if err != nil {
@@ -124,7 +124,7 @@ func compare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 	info := runner.StepInfo{Builtin: "report.compare", Text: fmt.Sprintf("compare %s by %s", metric, by),
 		Args: map[string]any{"by": by, "baseline": baseline, "metric": metric, "fail_if": thresholds, "name": name}}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			r, dir, err := load(thread)
 			if err != nil {

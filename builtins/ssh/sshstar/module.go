@@ -73,9 +73,10 @@ type runState struct {
 type stateKey struct{}
 
 func stateOf(thread *starlark.Thread) *runState {
-	return runner.State(thread, stateKey{}, func() any {
+	h := runner.HostOf(thread)
+	return h.State(stateKey{}, func() any {
 		st := &runState{}
-		runner.OnFinish(thread, func() {
+		h.OnFinish(func() {
 			st.mu.Lock()
 			defer st.mu.Unlock()
 			for _, h := range st.hosts {
@@ -225,11 +226,11 @@ func hostBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	if passwordEnv != "" {
 		if pw := os.Getenv(passwordEnv); pw != "" {
-			runner.AddSecret(thread, pw)
+			runner.HostOf(thread).Run().AddSecret(pw)
 		}
 	}
 	if insecure {
-		runner.Warn(thread, "host key checking is off for %s (insecure_ignore_host_key=True): the connection could be intercepted", address)
+		runner.HostOf(thread).Out().Warn("host key checking is off for %s (insecure_ignore_host_key=True): the connection could be intercepted", address)
 	}
 	st := stateOf(thread)
 	st.mu.Lock()
@@ -243,7 +244,7 @@ func hostBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		recorded["jump"] = fmt.Sprintf("%s@%s:%d", spec.Jump.User, spec.Jump.Host, spec.Jump.Port)
 	}
 	info := runner.StepInfo{Builtin: "ssh.host", Text: "connect " + h.address, Args: recorded}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			if _, err := h.connected(s.Context()); err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
@@ -322,7 +323,7 @@ func (h *Host) run(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		return nil, err
 	}
 	info := runner.StepInfo{Builtin: "ssh.run", Text: r.cmd, Handle: h.id, Args: r.record()}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			out, err := h.runOn(s, b.Name(), r)
 			if err != nil {
@@ -388,7 +389,7 @@ func (h *Host) download(thread *starlark.Thread, b *starlark.Builtin, args starl
 // a lost connection).
 func (h *Host) fileStep(thread *starlark.Thread, b *starlark.Builtin, info runner.StepInfo,
 	op func(context.Context, *ssh.Client) (starlark.Value, any, error)) (starlark.Value, error) {
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			var v starlark.Value
 			var rec any
@@ -423,7 +424,7 @@ func (h *Host) close(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	return runner.Call(thread, runner.StepInfo{Builtin: "ssh.close", Handle: h.id, Text: "close " + h.address}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "ssh.close", Handle: h.id, Text: "close " + h.address}, runner.Action{
 		Run:    func(*runner.Step) (runner.Outcome, error) { h.closeNow(); return runner.Outcome{}, nil },
 		Replay: func(*runner.Step, json.RawMessage) (starlark.Value, error) { h.closeNow(); return starlark.None, nil },
 	})
@@ -486,7 +487,7 @@ func (g *Group) run(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	rec := r.record()
 	rec["hosts"] = addrs
 	info := runner.StepInfo{Builtin: "ssh.group_run", Text: r.cmd, Args: rec}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			children := make([]*runner.Step, len(g.hosts))
 			for i, h := range g.hosts {

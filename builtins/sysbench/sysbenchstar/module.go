@@ -296,8 +296,8 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			return prepareValue(&res, false), nil
 		},
 	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
-		res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(thread, s, c.opts.RandSeed),
-			sysbench.PrepareMode{IfExists: c.ifExists, Load: c.loadMethod}, runner.Output(thread))
+		res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(runner.HostOf(thread), s, c.opts.RandSeed),
+			sysbench.PrepareMode{IfExists: c.ifExists, Load: c.loadMethod}, runner.HostOf(thread).Out().Writer())
 		if err != nil {
 			return runner.Outcome{}, err
 		}
@@ -328,7 +328,7 @@ func tableStep(thread *starlark.Thread, b *starlark.Builtin, c *call, command st
 		}
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	return runner.Call(thread, info, action)
+	return runner.HostOf(thread).Step(info, action)
 }
 
 func prepareValue(r *sysbench.PrepareResult, placeholder bool) starlark.Value {
@@ -353,12 +353,12 @@ func stringList(ss []string) *starlark.List {
 // stepSeed derives a step's seed from the run seed and the step id, so
 // every step has its own stream and the same run seed repeats it; an
 // explicit rand_seed wins.
-func stepSeed(thread *starlark.Thread, s *runner.Step, explicit int64) int64 {
+func stepSeed(h runner.Host, s *runner.Step, explicit int64) int64 {
 	if explicit != 0 {
 		return explicit
 	}
 	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], uint64(runner.Seed(thread)))
+	binary.LittleEndian.PutUint64(buf[:], uint64(h.Run().Seed()))
 	sum := sha256.Sum256(append(buf[:], s.ID()...))
 	return int64(binary.LittleEndian.Uint64(sum[:8]) & (1<<53 - 1))
 }
@@ -376,7 +376,7 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	info := runner.StepInfo{Builtin: "sysbench.run", Args: c.args(), Text: c.commandLine("run"), Handle: c.conn.ID()}
-	return runner.Call(thread, info, runner.Action{
+	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			return runWorkload(thread, b, s, c, wl)
 		},
@@ -415,16 +415,17 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	step := wl.Step(conn, stepSeed(thread, s, c.opts.RandSeed), "starbench")
-	step.Tags, step.Target, step.Output = c.tags, c.conn.Display(), runner.Output(thread)
-	step.Redact = func(t string) string { return runner.Redact(thread, t) }
-	step.Progress = func(p bench.Progress) { runner.ReportBenchmark(thread, runner.BenchmarkStatus(p)) }
+	h := runner.HostOf(thread)
+	step := wl.Step(conn, stepSeed(h, s, c.opts.RandSeed), "starbench")
+	step.Tags, step.Target, step.Output = c.tags, c.conn.Display(), h.Out().Writer()
+	step.Redact = h.Run().Redact
+	step.Progress = func(p bench.Progress) { h.Out().Benchmark(runner.BenchmarkStatus(p)) }
 	ctx := s.Context()
 	sum, res, runErr := bench.RunStep(ctx, dir, step)
 	if res == nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
 	}
-	rel := runner.RelativeToResults(thread, dir)
+	rel := h.Run().Relative(dir)
 	if runErr != nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
 	}
@@ -496,7 +497,7 @@ func prewarm(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	return tableStep(thread, b, c, "prewarm", nil, runner.Action{
 		Replay: func(*runner.Step, json.RawMessage) (starlark.Value, error) { return starlark.None, nil },
 	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
-		return runner.Outcome{}, sysbench.Prewarm(s.Context(), conn, script, &c.opts, runner.Output(thread))
+		return runner.Outcome{}, sysbench.Prewarm(s.Context(), conn, script, &c.opts, runner.HostOf(thread).Out().Writer())
 	})
 }
 
@@ -518,7 +519,7 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			return stringList(rec.Dropped), nil
 		},
 	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
-		dropped, err := sysbench.Cleanup(s.Context(), conn, script, &c.opts, runner.Output(thread))
+		dropped, err := sysbench.Cleanup(s.Context(), conn, script, &c.opts, runner.HostOf(thread).Out().Writer())
 		rec := cleanupRecord{Schema: sysbench.SchemaOf(conn), Dropped: dropped}
 		return runner.Outcome{Value: stringList(dropped), Record: rec}, err
 	})
