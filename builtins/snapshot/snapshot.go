@@ -9,12 +9,13 @@ package snapshot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/go-multierror"
 
 	"github.com/starbench/starbench/builtins/db"
 )
@@ -103,7 +104,9 @@ func tables(ctx context.Context, conn *db.Conn, schema string) ([]Table, error) 
 	return out, nil
 }
 
-// forEach runs fn on every table, parallel at a time, and joins errors.
+// forEach runs fn on every table, parallel at a time; the tables that
+// failed are listed together (go-multierror, as for parallel work
+// everywhere), in table order.
 func forEach(n, parallel int, fn func(i int) error) error {
 	errs := make([]error, n)
 	sem := make(chan struct{}, parallel)
@@ -118,7 +121,13 @@ func forEach(n, parallel int, fn func(i int) error) error {
 		}(i)
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	var merr *multierror.Error
+	for _, err := range errs {
+		if err != nil {
+			merr = multierror.Append(merr, err)
+		}
+	}
+	return merr.ErrorOrNil()
 }
 
 // copyTable makes dst an exact copy of src: definition, rows, counter.

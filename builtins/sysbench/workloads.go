@@ -1,3 +1,11 @@
+// Package sysbench is the sysbench workload family's core, without
+// Starlark: sysbench 1.0.20's scripts (oltp_*, select_random_*, bulk_insert,
+// the legacy insert and bulk_insert) as bench.Workload values that send
+// the same statements sysbench sends, its options and command lines
+// (ParseCommandLine accepts them as reports print them), its random
+// numbers (rand.go), prepare/prewarm/cleanup, and its text output
+// (Printer). Plans reach it through sysbenchstar; a Go program can use it
+// directly with a bench.Connector.
 package sysbench
 
 import (
