@@ -289,6 +289,67 @@ func (o *Options) Set(name, text string) error {
 	return opt.set(o, text)
 }
 
+// SetValue sets an option from a typed value, as a plan's keyword gives
+// it: an int64, a float64 (an integer option takes a whole one), a bool
+// (for switches) or a string, which is read as on the command line.
+func (o *Options) SetValue(name string, v any) error {
+	opt, ok := LookupOption(name)
+	if !ok {
+		return fmt.Errorf("invalid option: --%s", strings.ReplaceAll(name, "_", "-"))
+	}
+	if text, ok := v.(string); ok {
+		return opt.set(o, text)
+	}
+	flag := "--" + strings.ReplaceAll(opt.Name, "_", "-")
+	switch p := opt.field(o).(type) {
+	case *bool:
+		b, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("invalid value for %s: %v (want on or off, True or False)", flag, v)
+		}
+		*p = b
+		return nil
+	case *string:
+		return opt.set(o, fmt.Sprint(v))
+	}
+	var n float64
+	switch x := v.(type) {
+	case int64:
+		switch p := opt.field(o).(type) {
+		case *int64:
+			*p = x
+		case *int:
+			if x != int64(int(x)) {
+				return fmt.Errorf("invalid value for %s: %d is out of range", flag, x)
+			}
+			*p = int(x)
+		case *float64:
+			*p = float64(x)
+		}
+		return nil
+	case float64:
+		n = x
+	default:
+		return fmt.Errorf("invalid value for %s: %v is not a number", flag, v)
+	}
+	if math.IsNaN(n) || math.IsInf(n, 0) {
+		return fmt.Errorf("invalid value for %s: %v is not a number", flag, n)
+	}
+	switch p := opt.field(o).(type) {
+	case *float64:
+		*p = n
+	case *int, *int64:
+		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
+			return fmt.Errorf("invalid value for %s: %v is not an integer", flag, n)
+		}
+		return opt.SetValue(o, int64(n))
+	}
+	return nil
+}
+
+// SetValue is Options.SetValue for this option.
+func (opt *Option) SetValue(o *Options, v any) error { return o.SetValue(opt.Name, v) }
+
 func (opt *Option) set(o *Options, text string) error {
 	flag := "--" + strings.ReplaceAll(opt.Name, "_", "-")
 	switch p := opt.field(o).(type) {

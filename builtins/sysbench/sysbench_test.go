@@ -359,3 +359,39 @@ func TestThreadsStartedFollowsTheConnections(t *testing.T) {
 		}
 	}
 }
+
+// Plan keywords arrive typed and are set without a detour through text.
+func TestSetValue(t *testing.T) {
+	o := sysbench.Defaults(sysbench.Profile1020)
+	for _, c := range []struct {
+		name string
+		v    any
+		want string // the option's value afterwards, or the error's text
+	}{
+		{"threads", int64(16), "16"},
+		{"threads", float64(8), "8"},
+		{"threads", 2.5, "invalid value for --threads: 2.5 is not an integer"},
+		{"threads", true, "invalid value for --threads: true is not a number"},
+		{"threads", "32", "32"},
+		{"table_size", int64(1) << 40, "1099511627776"},
+		{"rand_pareto_h", int64(1), "1"},
+		{"rand_pareto_h", 0.25, "0.25"},
+		{"rand_pareto_h", math.NaN(), "invalid value for --rand-pareto-h: NaN is not a number"},
+		{"skip_trx", true, "on"},
+		{"skip_trx", int64(1), "invalid value for --skip-trx: 1 (want on or off, True or False)"},
+		{"rand_type", "uniform", "uniform"},
+		{"mysql_ignore_errors", "1213,1020", "1213,1020"},
+		{"no_such_option", int64(1), "invalid option: --no-such-option"},
+	} {
+		err := o.SetValue(c.name, c.v)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else if opt, _ := sysbench.LookupOption(c.name); opt != nil {
+			got = opt.Value(&o)
+		}
+		if got != c.want {
+			t.Errorf("SetValue(%s, %v): %q, want %q", c.name, c.v, got, c.want)
+		}
+	}
+}

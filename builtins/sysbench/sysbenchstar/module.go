@@ -108,7 +108,10 @@ func parseCall(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple
 		}
 		c.workload = s
 	}
-	type kv struct{ name, text string }
+	type kv struct {
+		name  string
+		value any
+	}
 	var pending []kv
 	for _, item := range kwargs {
 		name := string(item[0].(starlark.String))
@@ -161,11 +164,11 @@ func parseCall(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple
 			if !ok {
 				return nil, fmt.Errorf("%s: unknown option %s (sysbench options are keywords with underscores: tables, table_size, range_size, rand_type, ...)", b.Name(), name)
 			}
-			text, err := optionText(opt, v)
+			value, err := optionValue(opt, v)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", b.Name(), name, err)
 			}
-			pending = append(pending, kv{opt.Name, text})
+			pending = append(pending, kv{opt.Name, value})
 		}
 	}
 	conn, ok := connVal.(*dbstar.Conn)
@@ -179,10 +182,11 @@ func parseCall(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple
 	c.conn = conn
 	c.opts = sysbench.Defaults(profile)
 	for _, p := range pending {
-		if err := c.opts.Set(p.name, p.text); err != nil {
+		opt, _ := sysbench.LookupOption(p.name)
+		if err := opt.SetValue(&c.opts, p.value); err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		c.given[p.name] = p.text
+		c.given[p.name] = opt.Value(&c.opts) // as sysbench's command line would say it
 	}
 	if err := c.opts.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
@@ -193,28 +197,31 @@ func parseCall(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple
 // durationOptions take "300s" or seconds and hold whole seconds.
 var durationOptions = map[string]bool{"time": true, "report_interval": true, "warmup_time": true}
 
-// optionText converts a keyword value to sysbench's option text.
-func optionText(opt *sysbench.Option, v starlark.Value) (string, error) {
+// optionValue converts a keyword value to an option's value: numbers,
+// bools and strings as they are, durations ("300s", or seconds) as whole
+// seconds, a list as sysbench's comma-separated text.
+func optionValue(opt *sysbench.Option, v starlark.Value) (any, error) {
 	if durationOptions[opt.Name] {
 		d, err := runner.DurationOf(v)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if d%time.Second != 0 {
-			return "", fmt.Errorf("%v is not a whole number of seconds", d)
+			return nil, fmt.Errorf("%v is not a whole number of seconds", d)
 		}
-		return strconv.FormatInt(int64(d/time.Second), 10), nil
+		return int64(d / time.Second), nil
 	}
 	switch v := v.(type) {
 	case starlark.Bool:
-		if v {
-			return "on", nil
-		}
-		return "off", nil
+		return bool(v), nil
 	case starlark.Int:
-		return v.String(), nil
+		n, ok := v.Int64()
+		if !ok {
+			return nil, fmt.Errorf("%s is out of range", v)
+		}
+		return n, nil
 	case starlark.Float:
-		return strconv.FormatFloat(float64(v), 'f', -1, 64), nil
+		return float64(v), nil
 	case starlark.String:
 		return string(v), nil
 	case *starlark.List, starlark.Tuple:
@@ -223,15 +230,20 @@ func optionText(opt *sysbench.Option, v starlark.Value) (string, error) {
 		defer iter.Done()
 		var e starlark.Value
 		for iter.Next(&e) {
-			s, err := optionText(opt, e)
-			if err != nil {
-				return "", err
+			switch e := e.(type) {
+			case starlark.Int, starlark.String:
+				s, _ := starlark.AsString(e)
+				if i, ok := e.(starlark.Int); ok {
+					s = i.String()
+				}
+				parts = append(parts, s)
+			default:
+				return nil, fmt.Errorf("a list holds numbers or strings, not %s", e.Type())
 			}
-			parts = append(parts, s)
 		}
 		return strings.Join(parts, ","), nil
 	}
-	return "", fmt.Errorf("want a number, bool or string, not %s", v.Type())
+	return nil, fmt.Errorf("want a number, bool or string, not %s", v.Type())
 }
 
 // commandLine is the sysbench command line equivalent to a call, shown in
