@@ -11,7 +11,8 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// DefaultTarget is the name of the target db.connect() uses without a name.
+// DefaultTarget is the name of the target given without one (--target
+// SPEC), which db.connect() uses without a name (targets.DefaultName).
 const DefaultTarget = "default"
 
 // Host is the run as a module's builtins see it: the contract between a

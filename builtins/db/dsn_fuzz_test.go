@@ -8,8 +8,9 @@ import (
 
 // FuzzParseDSN: a DSN that parses (either form) formats back to a
 // go-sql-driver DSN that parses to the same configuration (formatting is a
-// fixed point), its redacted display is itself a DSN and does not depend
-// on the password, and it is a valid --target.
+// fixed point), and its redacted display is itself a DSN and does not
+// depend on the password. (That it is a valid --target is FuzzTarget's, in
+// package targets.)
 func FuzzParseDSN(f *testing.F) {
 	for _, s := range []string{
 		"root:pw@tcp(127.0.0.1:4000)/sbtest",
@@ -53,17 +54,14 @@ func FuzzParseDSN(f *testing.F) {
 				t.Fatalf("ParseDSN(%q): the redacted display depends on the password: %q vs %q", dsn, shown, Redacted(other))
 			}
 		}
-		if target, err := ParseTarget(dsn); err != nil || (target.Kind == TargetDSN && target.DSN != strings.TrimSpace(dsn)) {
-			t.Fatalf("ParseDSN(%q) parses but ParseTarget gives %+v, %v", dsn, target, err)
-		}
 	})
 }
 
 var plainUser = regexp.MustCompile(`^[A-Za-z0-9_.-]*$`)
 
 // FuzzDSNSecret: for "user:Hunter2<mid>Secret@rest" (either form, mid
-// without "@"), neither half of the password shows in ParseDSN's or
-// ParseTarget's error, in the redacted display of what parses, or in
+// without "@"), neither half of the password shows in ParseDSN's error
+// (which is targets.Parse's for a DSN), in the redacted display of what parses, or in
 // RedactDSNText of the --target value (named or not).
 func FuzzDSNSecret(f *testing.F) {
 	for _, c := range []struct {
@@ -102,53 +100,6 @@ func FuzzDSNSecret(f *testing.F) {
 			}
 		} else if shown := Redacted(cfg); leaks(shown) {
 			t.Fatalf("ParseDSN(%q): the redacted display shows the password: %q", dsn, shown)
-		}
-		if _, err := ParseTarget(dsn); err != nil && leaks(err.Error()) {
-			t.Fatalf("ParseTarget(%q): the error shows the password: %v", dsn, err)
-		}
-	})
-}
-
-// FuzzTarget: a --target value splits into an optional plain name and a
-// spec that together give the value back; a spec that parses is one of the
-// three kinds, a DSN target's DSN parses and a sandbox names a known
-// engine; one that does not parse says why.
-func FuzzTarget(f *testing.F) {
-	for _, s := range []string{"embedded", "sandbox:mariadb", "main=root:pw@tcp(10.0.1.5:4000)/sbtest", "ref=mysql://root@10.0.1.6:3306/sbtest", "root:pw@tcp(h:1)/d?timeout=5s"} {
-		f.Add(s)
-	}
-	f.Setenv("MYSQL_PWD", "")
-	f.Fuzz(func(t *testing.T, value string) {
-		name, spec := SplitNamedTarget(value)
-		if name == "" && spec != value {
-			t.Fatalf("SplitNamedTarget(%q) = %q, %q: an unnamed spec must be the whole value", value, name, spec)
-		}
-		if name != "" && (!targetName.MatchString(name) || name+"="+spec != value) {
-			t.Fatalf("SplitNamedTarget(%q) = %q, %q", value, name, spec)
-		}
-		target, err := ParseTarget(spec)
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatalf("ParseTarget(%q): empty error", spec)
-			}
-			return
-		}
-		switch target.Kind {
-		case TargetEmbedded:
-		case TargetDSN:
-			if _, err := ParseDSN(target.DSN); err != nil {
-				t.Fatalf("ParseTarget(%q) = %+v, whose DSN does not parse: %v", spec, target, err)
-			}
-		case TargetSandbox:
-			known := false
-			for _, e := range SandboxEngines {
-				known = known || e == target.Engine
-			}
-			if !known {
-				t.Fatalf("ParseTarget(%q) = %+v: unknown engine", spec, target)
-			}
-		default:
-			t.Fatalf("ParseTarget(%q) = %+v: unknown kind", spec, target)
 		}
 	})
 }

@@ -83,22 +83,7 @@ func TestRedacted(t *testing.T) {
 	}
 }
 
-func TestTargets(t *testing.T) {
-	for spec, kind := range map[string]string{
-		"":                       TargetEmbedded,
-		"embedded":               TargetEmbedded,
-		"sandbox:mariadb":        TargetSandbox,
-		"root@tcp(h:1)/d?x=y":    TargetDSN,
-		"mysql://root@h:1/d?a=b": TargetDSN,
-	} {
-		got, err := ParseTarget(spec)
-		if err != nil || got.Kind != kind {
-			t.Errorf("ParseTarget(%q) = %+v, %v; want %s", spec, got, err, kind)
-		}
-	}
-	if _, err := ParseTarget("sandbox:oracle"); err == nil || !strings.Contains(err.Error(), "mariadb") {
-		t.Errorf("unknown sandbox engine: %v", err)
-	}
+func TestSplitNamedTarget(t *testing.T) {
 	for in, want := range map[string][2]string{
 		"main=root@tcp(h:1)/d":           {"main", "root@tcp(h:1)/d"},
 		"root:pw@tcp(h:1)/d?timeout=5s":  {"", "root:pw@tcp(h:1)/d?timeout=5s"},

@@ -1,7 +1,10 @@
-// Package targets opens what a --target names: a server reached by DSN,
-// the embedded in-process server, or a throwaway sandbox server. It is
-// shared by the db module and the sysbench command line and has no
-// Starlark in it.
+// Package targets is the one place that turns a target into a server to
+// connect to: it parses a spec (a DSN, "embedded", "sandbox:mariadb"),
+// resolves which of a run's targets a plan means (by name, the default,
+// or a spec written in the plan), and opens it: the embedded in-process
+// server or a throwaway sandbox are started, a DSN gives its
+// configuration. The db module, the CLI and the families' command lines
+// share it; it has no Starlark in it.
 package targets
 
 import (
@@ -41,15 +44,15 @@ func (s *Server) Stop() {
 
 // Open resolves a parsed target, starting the embedded server or a sandbox
 // when it names one.
-func Open(ctx context.Context, t db.Target) (*Server, error) {
+func Open(ctx context.Context, t Target) (*Server, error) {
 	switch t.Kind {
-	case db.TargetDSN:
+	case KindDSN:
 		cfg, err := db.ParseDSN(t.DSN)
 		if err != nil {
 			return nil, err
 		}
 		return &Server{Config: cfg, Info: map[string]any{"kind": "dsn"}}, nil
-	case db.TargetEmbedded:
+	case KindEmbedded:
 		srv, err := embedded.Start("sbtest")
 		if err != nil {
 			return nil, err
@@ -60,7 +63,7 @@ func Open(ctx context.Context, t db.Target) (*Server, error) {
 		cfg.Timeout = db.DefaultConnectTimeout
 		return &Server{Config: cfg, Banner: embedded.Banner, stop: func() { _ = srv.Close(); release() },
 			Info: map[string]any{"kind": "embedded", "engine": "go-mysql-server"}}, nil
-	case db.TargetSandbox:
+	case KindSandbox:
 		m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("start sandbox %s: %w", t.Engine, err)

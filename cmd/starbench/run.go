@@ -11,6 +11,7 @@ import (
 
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/targets"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
 )
@@ -68,29 +69,29 @@ func parseTargets(values []string, envDefault string) (map[string]string, []stri
 	if len(values) == 0 && envDefault != "" {
 		values = []string{envDefault}
 	}
-	targets := map[string]string{}
+	given := map[string]string{}
 	var secrets []string
 	for _, v := range values {
 		name, spec := db.SplitNamedTarget(v)
 		if name == "" {
 			name = runner.DefaultTarget
 		}
-		if _, dup := targets[name]; dup {
+		if _, dup := given[name]; dup {
 			return nil, nil, usagef("--target: %q is given twice", name)
 		}
-		t, err := db.ParseTarget(spec)
+		t, err := targets.Parse(spec)
 		if err != nil {
 			return nil, nil, usagef("--target %s: %v", db.RedactDSNText(v), err)
 		}
-		if t.Kind == db.TargetDSN {
+		if t.Kind == targets.KindDSN {
 			cfg, _ := db.ParseDSN(spec)
 			if cfg.Passwd != "" {
 				secrets = append(secrets, cfg.Passwd)
 			}
 		}
-		targets[name] = spec
+		given[name] = spec
 	}
-	return targets, secrets, nil
+	return given, secrets, nil
 }
 
 func (a *app) runCommand() *cobra.Command {

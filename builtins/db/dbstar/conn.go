@@ -13,6 +13,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/targets"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -97,12 +98,12 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 	var displays []string
 	for _, rt := range rts {
-		d := rt.spec
-		if rt.target.Kind == db.TargetDSN {
-			cfg, _ := db.ParseDSN(rt.spec)
+		d := rt.Spec
+		if rt.Target.Kind == targets.KindDSN {
+			cfg, _ := db.ParseDSN(rt.Spec)
 			if cfg.Passwd != "" {
 				runner.HostOf(thread).Run().AddSecret(cfg.Passwd)
-				if rt.literal {
+				if rt.Literal {
 					runner.HostOf(thread).Out().Warn("a password is written in the plan (%s); it is stored with the plan's copy in every results folder. Give it with --target NAME=DSN or MYSQL_PWD instead", db.Redacted(cfg))
 				}
 			}
@@ -112,8 +113,8 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 	rt, display := rts[0], strings.Join(displays, ", ")
 	st := stateOf(thread)
-	c := &Conn{id: st.newHandleID(), target: rt.key(), display: display}
-	spec := map[string]any{"target": rt.name, "dsn": display, "database": dbName, "kind": rt.target.Kind}
+	c := &Conn{id: st.newHandleID(), target: rt.Key(), display: display}
+	spec := map[string]any{"target": rt.Name, "dsn": display, "database": dbName, "kind": rt.Target.Kind}
 	if len(rts) > 1 {
 		spec["endpoints"] = displays
 	}
@@ -149,7 +150,7 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, displays[0]), err)
 			}
 			c.conn, c.cfgs = conn, cfgs
-			if rt.target.Kind != db.TargetDSN && len(cfgs) == 1 {
+			if rt.Target.Kind != targets.KindDSN && len(cfgs) == 1 {
 				c.display = db.Redacted(cfgs[0])
 			}
 			st.mu.Lock()
@@ -169,8 +170,8 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			// Nothing connects: the database is known when the plan or a
 			// DSN names it (a dry run shows it in equivalent commands).
 			c.pending.Database = dbName
-			if database == starlark.None && rt.target.Kind == db.TargetDSN {
-				if cfg, err := db.ParseDSN(rt.spec); err == nil {
+			if database == starlark.None && rt.Target.Kind == targets.KindDSN {
+				if cfg, err := db.ParseDSN(rt.Spec); err == nil {
 					c.pending.Database = cfg.DBName
 				}
 			}
@@ -192,16 +193,16 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	})
 }
 
-func describeTarget(rt resolvedTarget, display string) string {
-	if rt.name != "" {
-		return fmt.Sprintf("%q (%s)", rt.name, display)
+func describeTarget(rt targets.Resolved, display string) string {
+	if rt.Name != "" {
+		return fmt.Sprintf("%q (%s)", rt.Name, display)
 	}
 	return display
 }
 
 // configFor returns the connection config of a target, starting the
 // embedded server or a sandbox when the target is one.
-func (st *runState) configFor(ctx context.Context, thread *starlark.Thread, rt resolvedTarget) (*mysql.Config, map[string]any, error) {
+func (st *runState) configFor(ctx context.Context, thread *starlark.Thread, rt targets.Resolved) (*mysql.Config, map[string]any, error) {
 	srv, err := st.openServer(ctx, thread, rt)
 	if err != nil {
 		return nil, nil, err
@@ -211,7 +212,7 @@ func (st *runState) configFor(ctx context.Context, thread *starlark.Thread, rt r
 
 // recordTarget puts a target's server version and global variables in the
 // manifest the first time the run connects to it.
-func (st *runState) recordTarget(ctx context.Context, thread *starlark.Thread, rt resolvedTarget, c *Conn, serverInfo map[string]any) (string, error) {
+func (st *runState) recordTarget(ctx context.Context, thread *starlark.Thread, rt targets.Resolved, c *Conn, serverInfo map[string]any) (string, error) {
 	version, err := c.conn.Version(ctx)
 	if err != nil {
 		return "", err

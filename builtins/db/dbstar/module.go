@@ -5,14 +5,11 @@ package dbstar
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/targets"
 	"github.com/starbench/starbench/runner"
 )
@@ -111,81 +108,29 @@ func (st *runState) newHandleID() string {
 	return fmt.Sprintf("db%d", st.nextHandle)
 }
 
-// resolvedTarget is what db.connect's dsn argument names.
-type resolvedTarget struct {
-	name    string // target name, or "" for a DSN written in the plan
-	spec    string
-	target  db.Target
-	literal bool // written in the plan, not given on the command line
-}
-
-// key identifies the target in the manifest and in the server table.
-func (t resolvedTarget) key() string {
-	if t.name != "" {
-		return t.name
-	}
-	if t.target.Kind == db.TargetDSN {
-		if cfg, err := db.ParseDSN(t.spec); err == nil {
-			return db.Endpoint(cfg)
-		}
-	}
-	return t.spec
-}
-
-func resolveTarget(thread *starlark.Thread, dsn starlark.Value) (resolvedTarget, error) {
-	var rt resolvedTarget
+func resolveTarget(thread *starlark.Thread, dsn starlark.Value) (targets.Resolved, error) {
 	switch v := dsn.(type) {
 	case starlark.NoneType:
-		names := runner.HostOf(thread).Run().TargetNames()
-		switch {
-		case contains(names, runner.DefaultTarget):
-			rt.name = runner.DefaultTarget
-		case len(names) == 1:
-			rt.name = names[0]
-		case len(names) > 1:
-			return rt, fmt.Errorf("several targets were given (%s); name one, e.g. db.connect(%q)", strings.Join(names, ", "), names[0])
-		default:
-			rt.name, rt.spec = runner.DefaultTarget, db.TargetEmbedded
-		}
-		if rt.spec == "" {
-			rt.spec, _ = runner.HostOf(thread).Run().Target(rt.name)
-		}
+		return targets.Resolve(runner.HostOf(thread).Run(), nil)
 	case starlark.String:
 		s := string(v)
-		if spec, ok := runner.HostOf(thread).Run().Target(s); ok {
-			rt.name, rt.spec = s, spec
-		} else if name, _ := db.SplitNamedTarget(s + "="); name != "" && s != db.TargetEmbedded {
-			given := runner.HostOf(thread).Run().TargetNames()
-			if len(given) == 0 {
-				return rt, fmt.Errorf("no target named %q: give it on the command line with --target %s=DSN", s, s)
-			}
-			return rt, fmt.Errorf("no target named %q (given: %s); add --target %s=DSN", s, strings.Join(given, ", "), s)
-		} else {
-			rt.spec, rt.literal = s, true
-		}
-	default:
-		return rt, fmt.Errorf("dsn must be a string or None, not %s", dsn.Type())
+		return targets.Resolve(runner.HostOf(thread).Run(), &s)
 	}
-	t, err := db.ParseTarget(rt.spec)
-	if err != nil {
-		return rt, err
-	}
-	rt.target = t
-	return rt, nil
+	return targets.Resolved{}, fmt.Errorf("dsn must be a string or None, not %s", dsn.Type())
 }
 
 // resolveTargets reads db.connect's dsn: one target, or a list of them
 // (several endpoints of one cluster, e.g. every TiDB server).
-func resolveTargets(thread *starlark.Thread, dsn starlark.Value) ([]resolvedTarget, error) {
+func resolveTargets(thread *starlark.Thread, dsn starlark.Value) ([]targets.Resolved, error) {
 	list, ok := dsn.(*starlark.List)
 	if !ok {
 		rt, err := resolveTarget(thread, dsn)
-		return []resolvedTarget{rt}, err
+		return []targets.Resolved{rt}, err
 	}
 	if list.Len() == 0 {
 		return nil, fmt.Errorf("dsn: an empty list of endpoints")
 	}
-	var out []resolvedTarget
+	var out []targets.Resolved
 	for i := 0; i < list.Len(); i++ {
 		rt, err := resolveTarget(thread, list.Index(i))
 		if err != nil {
@@ -194,9 +139,4 @@ func resolveTargets(thread *starlark.Thread, dsn starlark.Value) ([]resolvedTarg
 		out = append(out, rt)
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	i := sort.SearchStrings(list, s)
-	return i < len(list) && list[i] == s
 }

@@ -11,14 +11,14 @@ import (
 
 // openServer opens a target once per run; servers starbench started are
 // stopped when the run ends.
-func (st *runState) openServer(ctx context.Context, thread *starlark.Thread, rt resolvedTarget) (*targets.Server, error) {
-	key := rt.key()
+func (st *runState) openServer(ctx context.Context, thread *starlark.Thread, rt targets.Resolved) (*targets.Server, error) {
+	key := rt.Key()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if s, ok := st.servers[key]; ok {
 		return s, nil
 	}
-	s, err := targets.Open(ctx, rt.target)
+	s, err := targets.Open(ctx, rt.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -145,7 +145,7 @@ func (a *command) sysbenchEndpoints(ctx context.Context, cl *sysbench.CommandLin
 	if cl.MySQL.Given {
 		return nil, nil, nil, cli.Usagef("sysbench: give either --target or --mysql-host/--mysql-port/--mysql-socket, not both")
 	}
-	t, err := db.ParseTarget(cl.Target)
+	t, err := targets.Parse(cl.Target)
 	if err != nil {
 		return nil, nil, nil, cli.Usagef("sysbench: --target %s: %v", db.RedactDSNText(cl.Target), err)
 	}
