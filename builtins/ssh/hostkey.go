@@ -63,7 +63,7 @@ func newHostKeyChecker(spec Spec, addr string) (*hostKeyChecker, error) {
 			Host: host, Files: files, Unknown: true,
 			connectErr: fmt.Sprintf("ssh: cannot verify the host key of %s: the known_hosts file %s does not exist; "+
 				"after checking the server's fingerprint, record its key with: ssh-keyscan%s %s >> %s "+
-				"(or set InsecureIgnoreHostKey for throwaway hosts)", host, files[0], portArg, hostArg, files[0]),
+				"(or, for a throwaway host, turn checking off: insecure_ignore_host_key=True in a plan)", host, files[0], portArg, hostArg, files[0]),
 		}
 	}
 	cb, err := knownhosts.New(files...)
@@ -89,7 +89,7 @@ func newHostKeyChecker(spec Spec, addr string) (*hostKeyChecker, error) {
 			e.Unknown = true
 			e.connectErr = fmt.Sprintf("ssh: cannot verify the host key of %s: it is not in %s (the server offered %s); "+
 				"after checking that fingerprint, record the key with: ssh-keyscan%s %s >> %s "+
-				"(or set InsecureIgnoreHostKey for throwaway hosts)",
+				"(or, for a throwaway host, turn checking off: insecure_ignore_host_key=True in a plan)",
 				host, strings.Join(files, " or "), e.Offered, portArg, hostArg, files[0])
 		case errors.As(err, &ke):
 			for _, k := range ke.Want {

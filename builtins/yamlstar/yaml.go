@@ -192,6 +192,11 @@ func (dec *decoder) fromNode(n *yaml.Node) (starlark.Value, error) {
 			if err != nil {
 				return nil, err
 			}
+			// YAML forbids a key twice in one mapping; taking the last
+			// would lose a setting of a topology without a word.
+			if _, found, _ := d.Get(k); found {
+				return nil, fmt.Errorf("line %d: the key %s appears twice in one mapping", n.Content[i].Line, k)
+			}
 			if err := d.SetKey(k, v); err != nil {
 				return nil, err
 			}
