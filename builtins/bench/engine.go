@@ -7,9 +7,14 @@
 // is a read, affected rows > 0 a write, anything else other).
 //
 // Workloads (sysbench's OLTP scripts, later TPC-C and custom mixes) plug in
-// through the small Workload and Worker interfaces. Sessions are
-// go-sql-driver connections whose prepared statements run on the package's
-// own binary-protocol path (wire.go); faults.go classifies errors.
+// through the small Workload and Worker interfaces, and reach the database
+// through the Session and Stmt interfaces (session.go), with LocalLoader,
+// ContextBinder and Interrupter as optional extras; faults.go classifies
+// errors, and RunStep (step.go) turns a run into a step folder. Sessions
+// come from a Connector: SQLConnector opens them on starbench's MySQL
+// transport, internal/mysqlconn, which owns the sockets, the driver and the
+// binary protocol; Run asks it once per run which sockets its workers use
+// (mysqlconn.ForWorkers).
 package bench
 
 import (
@@ -26,6 +31,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/mysqlconn"
 	"github.com/starbench/starbench/internal/results"
 )
 
@@ -228,26 +234,18 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	if opts.ReconnectTimeout == 0 {
 		opts.ReconnectTimeout = 30 * time.Second
 	}
-	// With few threads, workers block in recvfrom(2) while the server works,
-	// each holding a P of its own (see rawconn.go): a query then costs no
-	// scheduler work at all. Without a spare P the other goroutines (the
-	// ticker, signals) run when a worker yields; an open-loop run gets one
-	// for its scheduler. A server in this process needs Ps of its own, so
-	// then the workers block through the runtime. With many threads the
-	// netpoller is cheaper (see BlockingIO).
-	switch {
-	case !BlockingIO(opts.Threads):
-		ctx = withIOMode(ctx, ioPoller)
-	case inProcessServers.Load() > 0:
-		ctx = withIOMode(ctx, ioBlocking)
-	default:
-		ctx = withIOMode(ctx, ioDedicated)
-		spare := 0
-		if opts.Rate > 0 {
-			spare = 1
-		}
-		defer reserveProcs(opts.Threads, spare)()
+	// The transport picks the sockets for this many workers. With few
+	// threads, workers block in recvfrom(2) while the server works, each
+	// holding a P of its own: a query then costs no scheduler work at all.
+	// Without a spare P the other goroutines (the ticker, signals) run
+	// when a worker yields (see work); an open-loop run gets one for its
+	// scheduler. With many threads they wait in the netpoller.
+	spare := 0
+	if opts.Rate > 0 {
+		spare = 1
 	}
+	ctx, release := mysqlconn.ForWorkers(ctx, opts.Threads, spare)
+	defer release()
 	// Sessions are bound to runCtx (see bind): they close before it ends.
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -454,8 +452,9 @@ func (e *engine) work(wk *worker) {
 			// Otherwise the runtime sees one goroutine running for 10 ms
 			// and preempts it with a signal, which interrupts its read
 			// (or, through the runtime, takes its P away mid-read).
-			// With no idle P (ioDedicated) a yield costs no thread wake-up:
-			// the worker goes on at once unless another goroutine waits.
+			// With no idle P (dedicated workers, see mysqlconn.ForWorkers)
+			// a yield costs no thread wake-up: the worker goes on at once
+			// unless another goroutine waits.
 			runtime.Gosched()
 			lastYield = end
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/starbench/starbench/builtins/sandbox"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/builtins/sysbench"
+	"github.com/starbench/starbench/internal/mysqlconn"
 )
 
 // faultRun prepares a table on a fresh server and runs a workload in the
@@ -51,17 +52,17 @@ func startRun(t *testing.T, m *sandbox.MariaDB, script string, o sysbench.Option
 }
 
 // The server is killed (SIGKILL) and restarted during a 20 s run at 8
-// threads (blocking sockets) and at more than bench.BlockingIO allows
+// threads (blocking sockets) and at more than mysqlconn.BlockingIO allows
 // (the netpoller): the run finishes, every thread reconnects, the lost
 // statements are counted by code, and the intervals show the outage.
 func TestServerKilledAndRestartedDuringARun(t *testing.T) {
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
 	many := 8
-	for bench.BlockingIO(many) {
+	for mysqlconn.BlockingIO(many) {
 		many++
 	}
 	for _, threads := range []int{8, many} {
-		t.Run(fmt.Sprintf("threads=%d,blocking=%v", threads, bench.BlockingIO(threads)), func(t *testing.T) {
+		t.Run(fmt.Sprintf("threads=%d,blocking=%v", threads, mysqlconn.BlockingIO(threads)), func(t *testing.T) {
 			killAndRestart(t, m, threads)
 		})
 	}

@@ -290,19 +290,6 @@ func TestStatementStreamIsDeterministic(t *testing.T) {
 	}
 }
 
-func TestInterpolate(t *testing.T) {
-	got, err := bench.Interpolate("UPDATE t SET c=? WHERE id=? AND x=?", []any{"it's \\ fine", int64(-5), nil})
-	if err != nil || got != `UPDATE t SET c='it\'s \\ fine' WHERE id=-5 AND x=NULL` {
-		t.Errorf("Interpolate = %q, %v", got, err)
-	}
-	if _, err := bench.Interpolate("SELECT ?", nil); err == nil {
-		t.Errorf("missing argument accepted")
-	}
-	if _, err := bench.Interpolate("SELECT 1", []any{1}); err == nil {
-		t.Errorf("extra argument accepted")
-	}
-}
-
 // The AUTO_RANDOM variant of the sysbench table for TiDB (seed 004's
 // "primary key random" scenario), as TiDB documents the column.
 func TestAutoRandomDDL(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package benchtest holds an in-process MySQL-protocol responder for
-// benchmarks of the workload engine: it speaks just enough of the protocol
-// (handshake, COM_QUERY, prepared statements, one-row results) to answer
+// benchmarks of the workload engine and tests of its transport
+// (internal/mysqlconn): it speaks just enough of the protocol (handshake,
+// COM_QUERY, prepared statements, one-row results) to answer
 // sysbench-style statements at once, so that a benchmark measures the
 // client's own cost per query.
 package benchtest

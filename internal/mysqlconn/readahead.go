@@ -1,4 +1,4 @@
-package bench
+package mysqlconn
 
 import "sync"
 
@@ -6,8 +6,7 @@ import "sync"
 // The driver reads through a 4 KB buffer, so a 100-row range result of
 // oltp_read_write (about 12.5 KB) took four receive calls; MariaDB sends
 // it in one piece of up to 16 KB (its net_buffer_length), which one call
-// now takes whole, as libmariadb's larger buffer does for sysbench: at 1
-// thread 1.45 receive calls per query became 1.00.
+// now takes whole, as libmariadb's larger buffer does for sysbench.
 const readAheadSize = 16 << 10
 
 // readAheadBuffers holds the buffers of pooled readAheads between calls.

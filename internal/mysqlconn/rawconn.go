@@ -1,4 +1,4 @@
-package bench
+package mysqlconn
 
 import (
 	"context"
@@ -7,9 +7,7 @@ import (
 	"net"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -21,10 +19,10 @@ import (
 // which is what sysbench does. Close (or Interrupt) shuts the socket down
 // first, which wakes a read blocked on it.
 //
-// In the engine's runs the calls are also hidden from the scheduler (see
-// ioDedicated): the runtime then sees a worker waiting for its answer as
-// running, so a query costs no system-call bookkeeping and a worker never
-// has its P taken away. The socket always has send and receive timeouts
+// In runs with few threads (see ForWorkers) the calls are also hidden from
+// the scheduler (ioDedicated): the runtime then sees a worker waiting for
+// its answer as running, so a query costs no system-call bookkeeping and a
+// worker never has its P taken away. The socket always has send and receive timeouts
 // (idleTimeout when no deadline is set), because with one set a signal
 // interrupts a blocked call (EINTR) instead of restarting it: that is how
 // the runtime's preemption signal (garbage collection, the scheduler's
@@ -44,108 +42,6 @@ type blockingConn struct {
 // idleTimeout is the socket timeout when no deadline is set: a call that
 // times out after it is simply made again.
 const idleTimeout = time.Minute
-
-// BlockingIO says whether a run with this many threads uses blocking
-// sockets: up to 4 threads a core (runtime.NumCPU, which follows the
-// process's CPU affinity); above that the netpoller, read without the
-// runtime's system-call bookkeeping (pollerConn). Client CPU per query
-// against MariaDB (oltp_point_select, Debian's sysbench alongside), with
-// client and server sharing 2 cores: blocking 24-28 µs against the
-// netpoller's 33-34 at 4 threads, even at 8 (22-23 and 21-23), the
-// netpoller 19.5-24 against 22-28.5 at 16 (sysbench 19.5-26), 18.5-21
-// against 25-30 at 32, and 36 against 76 at 1200 threads, where a thread
-// per connection means a context switch per answer. On a client core of
-// its own (taskset, the server on the other), as on a separate client
-// machine, blocking stays somewhat cheaper further up: 32-36 µs against
-// 35-39 at 16 threads (sysbench 30-34), even at 32 (37 and 37-39).
-func BlockingIO(threads int) bool { return threads <= 4*runtime.NumCPU() }
-
-// ioMode says how a session's socket waits for the server.
-type ioMode int
-
-const (
-	// ioBlocking: blocking system calls made through the runtime (a
-	// blocked call releases its P). The default outside engine runs.
-	ioBlocking ioMode = iota
-	// ioPoller: Go's network poller (runs with many threads).
-	ioPoller
-	// ioDedicated: blocking system calls hidden from the runtime, for
-	// workers that each have a P of their own (see reserveProcs).
-	ioDedicated
-)
-
-type ioModeKey struct{}
-
-// withIOMode tells SQLConnector.Connect which sockets to use.
-func withIOMode(ctx context.Context, mode ioMode) context.Context {
-	return context.WithValue(ctx, ioModeKey{}, mode)
-}
-
-// ioModeFor reads withIOMode's hint; without one (prepare, a single
-// session) sockets block.
-func ioModeFor(ctx context.Context) ioMode {
-	mode, _ := ctx.Value(ioModeKey{}).(ioMode)
-	return mode
-}
-
-// inProcessServers counts the database servers running in this process
-// (see InProcessServer).
-var inProcessServers atomic.Int64
-
-// InProcessServer tells the engine that a database server runs inside this
-// process until release is called. Its workers then wait through the
-// runtime (ioBlocking) instead of each holding a P (ioDedicated): holding
-// every P would leave the server none to answer with.
-func InProcessServer() (release func()) {
-	inProcessServers.Add(1)
-	var once sync.Once
-	return func() { once.Do(func() { inProcessServers.Add(-1) }) }
-}
-
-// procs counts the workers that hold a P while they wait (ioDedicated),
-// across concurrent runs, and sizes GOMAXPROCS for them.
-var procs struct {
-	sync.Mutex
-	base, gcPercent, dedicated int
-}
-
-// dedicatedGCPercent is the GOGC of runs with dedicated workers. Their
-// heap is a few MB and a collection stops every worker (a signal each),
-// so collecting at 4× the live heap instead of 1× takes most of that cost
-// off every query for a few tens of MB.
-const dedicatedGCPercent = 400
-
-// reserveProcs raises GOMAXPROCS to one P for each of n more workers, plus
-// spare for everything else, and collects garbage less often while any
-// such run lasts; release undoes it. With no spare P the other goroutines
-// run when a worker yields, at least every yieldEvery, and a yield wakes
-// no idle thread. GOMAXPROCS never goes below what it was: with fewer
-// workers than cores, the rest of the process (the plan, the journal, the
-// progress line) keeps a P of its own instead of taking turns with a
-// worker (with GOMAXPROCS = 1, a 1-thread run inside a plan once fell to
-// less than half the tps of the same run before it).
-func reserveProcs(n, spare int) (release func()) {
-	procs.Lock()
-	defer procs.Unlock()
-	if procs.dedicated == 0 {
-		procs.base = runtime.GOMAXPROCS(0)
-		procs.gcPercent = debug.SetGCPercent(dedicatedGCPercent)
-		if procs.gcPercent < 0 || procs.gcPercent > dedicatedGCPercent {
-			debug.SetGCPercent(procs.gcPercent) // GC off or already rarer: keep it
-		}
-	}
-	procs.dedicated += n + spare
-	runtime.GOMAXPROCS(max(procs.base, procs.dedicated))
-	return func() {
-		procs.Lock()
-		defer procs.Unlock()
-		procs.dedicated -= n + spare
-		runtime.GOMAXPROCS(max(procs.base, procs.dedicated))
-		if procs.dedicated == 0 {
-			debug.SetGCPercent(procs.gcPercent)
-		}
-	}
-}
 
 // dialBlocking dials addr and returns the connection in blocking mode;
 // hidden makes its calls invisible to the scheduler (ioDedicated).

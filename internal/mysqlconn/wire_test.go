@@ -1,4 +1,4 @@
-package bench_test
+package mysqlconn_test
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench/benchtest"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/mysqlconn"
 )
 
 // adminDB is a database/sql handle on the shared server, to set tables up
@@ -43,9 +44,10 @@ func mustExec(t *testing.T, d *sql.DB, statements ...string) {
 	}
 }
 
-func session(t *testing.T, cfg *mysql.Config) bench.Session {
+// session opens a session that prepares statements on the server.
+func session(t *testing.T, cfg *mysql.Config) *mysqlconn.Session {
 	t.Helper()
-	s, err := bench.NewSQLConnector(cfg, bench.PSAuto).Connect(context.Background())
+	s, err := mysqlconn.Open(context.Background(), cfg, mysqlconn.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func session(t *testing.T, cfg *mysql.Config) bench.Session {
 	return s
 }
 
-func prepare(t *testing.T, s bench.Session, query string) bench.Stmt {
+func prepare(t *testing.T, s *mysqlconn.Session, query string) mysqlconn.Stmt {
 	t.Helper()
 	st, err := s.Prepare(context.Background(), query)
 	if err != nil {
@@ -65,7 +67,7 @@ func prepare(t *testing.T, s bench.Session, query string) bench.Stmt {
 // inStep checks that a session still answers both its prepared statements
 // and the driver's text ones: a result read short or long would leave the
 // next answer misread.
-func inStep(t *testing.T, s bench.Session) {
+func inStep(t *testing.T, s *mysqlconn.Session) {
 	t.Helper()
 	ctx := context.Background()
 	st := prepare(t, s, "SELECT ? + 1")
@@ -317,7 +319,7 @@ func TestPreparedStatementsOnACompressedConnection(t *testing.T) {
 // stmtCounts returns the session's Com_stmt_prepare and Com_stmt_execute
 // counters, read on the session itself (a query returns as many rows as
 // the counter's value, which Session.Query reports).
-func stmtCounts(t *testing.T, s bench.Session) [2]int64 {
+func stmtCounts(t *testing.T, s *mysqlconn.Session) [2]int64 {
 	t.Helper()
 	var out [2]int64
 	for i, name := range []string{"COM_STMT_PREPARE", "COM_STMT_EXECUTE"} {

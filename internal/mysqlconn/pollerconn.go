@@ -1,4 +1,4 @@
-package bench
+package mysqlconn
 
 import (
 	"context"
@@ -15,10 +15,9 @@ import (
 // is non-blocking, so a call never blocks and needs none; and when every
 // P has been idle (a client waiting for its server), the bookkeeping of
 // the next call wakes the runtime's monitor thread, which then polls in
-// 20 µs sleeps: a futex wake-up and a few sleeps per answer. Without it
-// the client's CPU per query at 32 threads on a core of its own fell from
-// 44-53 µs to 37-39 (sysbench: 35-44), and at 64 threads on 2 cores
-// shared with the server from 22-26 to 18.5-21.5 (sysbench: 25-29).
+// 20 µs sleeps: a futex wake-up and a few sleeps per answer, a sizeable
+// part of the client's CPU per query (the README's Speed section has the
+// figures).
 //
 // Waiting, deadlines and Close are the poller's, through the connection's
 // syscall.RawConn, as in net.TCPConn.

@@ -1,24 +1,26 @@
-package bench_test
+package mysqlconn_test
 
 import (
 	"context"
-	"errors"
-	"os"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/bench/benchtest"
+	"github.com/starbench/starbench/internal/mysqlconn"
 )
+
+// These run the engine (bench.Run), whose workers get their sockets and Ps
+// from ForWorkers.
 
 // A worker blocked in read(2) on a blocking socket (few threads) or parked
 // in the netpoller (many) is woken when the run is cancelled.
 func TestCancelInterruptsABlockedQuery(t *testing.T) {
 	many := 4*runtime.NumCPU() + 1
 	for _, threads := range []int{1, many} {
-		if bench.BlockingIO(threads) != (threads == 1) {
-			t.Fatalf("BlockingIO(%d) = %v", threads, bench.BlockingIO(threads))
+		if mysqlconn.BlockingIO(threads) != (threads == 1) {
+			t.Fatalf("BlockingIO(%d) = %v", threads, mysqlconn.BlockingIO(threads))
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(2*time.Second, cancel) // after the connections are made
@@ -35,35 +37,12 @@ func TestCancelInterruptsABlockedQuery(t *testing.T) {
 	}
 }
 
-// The driver's read timeout reaches a blocking socket as SO_RCVTIMEO.
-func TestReadTimeoutOnABlockingSocket(t *testing.T) {
-	cfg := connector(t).Config.Clone()
-	cfg.ReadTimeout = 300 * time.Millisecond
-	conn := bench.NewSQLConnector(cfg, bench.PSAuto)
-	s, err := conn.Connect(context.Background()) // no hint: a blocking socket
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Query(context.Background(), "SELECT 1"); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	_, err = s.Query(context.Background(), "SELECT SLEEP(10)")
-	if took := time.Since(start); err == nil || took > 3*time.Second || took < 250*time.Millisecond {
-		t.Fatalf("SLEEP(10) with a 300 ms read timeout: %v after %v", err, took)
-	}
-	if !bench.IsConnectionLost(err) && !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Errorf("timeout error not recognised as a lost connection: %v", err)
-	}
-}
-
 // Workers waiting for slow answers hold every P, their reads hidden from
 // the runtime; a garbage collection and the other goroutines must still
 // get through promptly (the runtime's signal interrupts the reads).
 func TestWaitingWorkersLeaveTheRuntimeResponsive(t *testing.T) {
 	threads := runtime.GOMAXPROCS(0) + 2
-	if !bench.BlockingIO(threads) {
+	if !mysqlconn.BlockingIO(threads) {
 		t.Fatalf("BlockingIO(%d) = false", threads)
 	}
 	conn := connector(t) // may start the shared server
