@@ -117,12 +117,48 @@ func Evaluate(ctx context.Context, opts Options) (*Result, error) {
 	return res, err
 }
 
+// evaluate runs the plan: it reads the plan's source, sets up the loader
+// and the manifest, compiles the plan, runs its top level and then
+// main(p); once the plan has started, finish ends the run whatever
+// happens.
 func (r *Run) evaluate(res *Result) (err error) {
 	planName, data, recorded, err := r.planSource()
 	if err != nil {
 		return err
 	}
 	r.seed = drawSeed(r.opts.Seed)
+	planGlobals := r.setUpLoader(planName, recorded)
+	if err := r.startManifest(planName, data); err != nil {
+		return err
+	}
+	prog, err := r.compilePlan(planName, data, planGlobals)
+	if err != nil {
+		return err
+	}
+
+	thread := &starlark.Thread{Name: "main", Load: r.loader.loadFunc, Print: r.print}
+	thread.SetLocal(runKey, r)
+	stop := context.AfterFunc(r.ctx, func() { thread.Cancel("interrupted") })
+	defer stop()
+	defer func() { err = r.finish(err, res) }()
+
+	mainFn, err := r.runTopLevel(thread, prog, planGlobals, planName)
+	if err != nil {
+		return err
+	}
+	if err := r.ensureDir(); err != nil {
+		return err
+	}
+	if _, err := starlark.Call(thread, mainFn, starlark.Tuple{r.params.Struct()}, nil); err != nil {
+		return r.classify(err)
+	}
+	return nil
+}
+
+// setUpLoader makes the run's module loader, which reads a recorded
+// run's copies when recorded is set, and returns the plan's globals: the
+// predeclared modules, the language builtins and params().
+func (r *Run) setUpLoader(planName string, recorded map[string][]byte) starlark.StringDict {
 	r.loader = &loader{
 		stdlib: r.opts.Stdlib, planDir: filepath.Dir(planName), cache: map[string]*loadEntry{},
 		onSource: r.storeSource, recorded: recorded,
@@ -139,7 +175,13 @@ func (r *Run) evaluate(res *Result) (err error) {
 	for k, v := range predeclared {
 		planGlobals[k] = v
 	}
+	return planGlobals
+}
 
+// startManifest fills in the manifest of a starting run: the tool, the
+// plan, the seed, the command line and the host, what run it repeats,
+// and (on resume) what the recorded manifest says.
+func (r *Run) startManifest(planName string, data []byte) error {
 	r.manifest = results.Manifest{
 		Tool:        results.ToolInfo{Name: results.ToolName, Version: r.opts.ToolVersion, GoVersion: runtime.Version()},
 		Plan:        planName,
@@ -154,48 +196,44 @@ func (r *Run) evaluate(res *Result) (err error) {
 	if rec := r.opts.Rerun; rec != nil {
 		r.manifest.RerunOf = &results.RerunRecord{Dir: rec.Dir, Started: rec.Manifest.Started, Seed: rec.Manifest.Seed}
 	}
-	if err := r.resumeManifest(data); err != nil {
-		return err
-	}
+	return r.resumeManifest(data)
+}
 
+// compilePlan compiles the plan (a syntax or name error is a
+// *PlanError) and records its source with the loaded files.
+func (r *Run) compilePlan(planName string, data []byte, planGlobals starlark.StringDict) (*starlark.Program, error) {
 	_, prog, err := starlark.SourceProgramOptions(fileOptions, planName, data, planGlobals.Has)
 	if err != nil {
-		return &PlanError{Err: err}
+		return nil, &PlanError{Err: err}
 	}
 	if err := r.loader.record(planName, data); err != nil {
-		return err
+		return nil, err
 	}
+	return prog, nil
+}
 
-	thread := &starlark.Thread{Name: "main", Load: r.loader.loadFunc, Print: r.print}
-	thread.SetLocal(runKey, r)
-	stop := context.AfterFunc(r.ctx, func() { thread.Cancel("interrupted") })
-	defer stop()
-	defer func() { err = r.finish(err, res) }()
-
+// runTopLevel executes the plan's top level, resolves the parameters
+// when the plan declared none with params(), and returns main, which
+// must take exactly one parameter.
+func (r *Run) runTopLevel(thread *starlark.Thread, prog *starlark.Program, planGlobals starlark.StringDict, planName string) (starlark.Callable, error) {
 	globals, err := prog.Init(thread, planGlobals)
 	if err != nil {
-		return r.classify(err)
+		return nil, r.classify(err)
 	}
 	if r.params == nil {
 		r.params = &ParamSet{}
 		if err := r.params.apply(r.opts.Params); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	mainFn, ok := globals["main"].(starlark.Callable)
 	if !ok {
-		return &PlanError{Err: fmt.Errorf("%s: the plan defines no main(p) function", planName)}
+		return nil, &PlanError{Err: fmt.Errorf("%s: the plan defines no main(p) function", planName)}
 	}
 	if fn, ok := mainFn.(*starlark.Function); ok && fn.NumParams() != 1 {
-		return &PlanError{Err: fmt.Errorf("%s: main must take exactly one parameter (the resolved params), it takes %d", fn.Position(), fn.NumParams())}
+		return nil, &PlanError{Err: fmt.Errorf("%s: main must take exactly one parameter (the resolved params), it takes %d", fn.Position(), fn.NumParams())}
 	}
-	if err := r.ensureDir(); err != nil {
-		return err
-	}
-	if _, err := starlark.Call(thread, mainFn, starlark.Tuple{r.params.Struct()}, nil); err != nil {
-		return r.classify(err)
-	}
-	return nil
+	return mainFn, nil
 }
 
 // classify turns an evaluation error into the run's error kinds.

@@ -118,13 +118,37 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 		opts.Metric = MetricTPS
 	}
 	c := &Comparison{By: opts.By, Metric: opts.Metric, groups: map[string]map[Key]*Group{}}
+	byContender := c.assignContenders(runs)
+	if len(c.Contenders) == 0 {
+		if opts.By != "" {
+			return nil, fmt.Errorf("%w: no benchmark step has the tag %q (tags found: %s)", ErrNothingToCompare, opts.By, strings.Join(tagNames(Benchmarks(runs)), ", "))
+		}
+		return nil, fmt.Errorf("%w: the folders hold no benchmark steps", ErrNothingToCompare)
+	}
+	if err := c.setBaseline(opts.Baseline, byContender); err != nil {
+		return nil, err
+	}
+	keys := c.groupSteps(byContender)
+	if err := c.addRows(keys, opts.Metric); err != nil {
+		return nil, err
+	}
+	c.checkThresholds(keys, opts.Thresholds)
+	c.missingSteps(opts.Thresholds)
+	return c, nil
+}
+
+// assignContenders sorts the runs' benchmark steps by contender: the run
+// (by its label) or, with By, the step's value of that tag (a step
+// without it takes no part). It lists the contenders in c in order of
+// appearance.
+func (c *Comparison) assignContenders(runs []*Run) map[string][]*Benchmark {
 	byContender := map[string][]*Benchmark{}
 	names := runLabels(runs)
 	for i, r := range runs {
 		for _, b := range r.Benchmarks {
 			contender := names[i]
-			if opts.By != "" {
-				v, ok := b.Summary.Tags[opts.By]
+			if c.By != "" {
+				v, ok := b.Summary.Tags[c.By]
 				if !ok {
 					continue
 				}
@@ -136,29 +160,36 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 			byContender[contender] = append(byContender[contender], b)
 		}
 	}
-	if len(c.Contenders) == 0 {
-		if opts.By != "" {
-			return nil, fmt.Errorf("%w: no benchmark step has the tag %q (tags found: %s)", ErrNothingToCompare, opts.By, strings.Join(tagNames(Benchmarks(runs)), ", "))
-		}
-		return nil, fmt.Errorf("%w: the folders hold no benchmark steps", ErrNothingToCompare)
-	}
-	c.Baseline = opts.Baseline
+	return byContender
+}
+
+// setBaseline makes baseline (or, when "", the first contender) the
+// baseline and puts it first among the contenders, the others in order
+// of appearance. The baseline must be a contender, and have another to
+// compare with.
+func (c *Comparison) setBaseline(baseline string, byContender map[string][]*Benchmark) error {
+	c.Baseline = baseline
 	if c.Baseline == "" {
 		c.Baseline = c.Contenders[0]
 	}
 	if _, ok := byContender[c.Baseline]; !ok {
-		return nil, fmt.Errorf("%w: baseline %q is not among the contenders (%s)", ErrNothingToCompare, c.Baseline, strings.Join(c.Contenders, ", "))
+		return fmt.Errorf("%w: baseline %q is not among the contenders (%s)", ErrNothingToCompare, c.Baseline, strings.Join(c.Contenders, ", "))
 	}
-	// Baseline first, the others in order of appearance.
 	sort.SliceStable(c.Contenders, func(i, j int) bool { return c.Contenders[i] == c.Baseline && c.Contenders[j] != c.Baseline })
 	if len(c.Contenders) < 2 {
-		return nil, fmt.Errorf("%w: only one contender (%s); give more folders or --by a tag with several values", ErrNothingToCompare, c.Baseline)
+		return fmt.Errorf("%w: only one contender (%s); give more folders or --by a tag with several values", ErrNothingToCompare, c.Baseline)
 	}
+	return nil
+}
+
+// groupSteps groups each contender's steps by key (repeats together) and
+// returns every key found, in order of appearance, baseline first.
+func (c *Comparison) groupSteps(byContender map[string][]*Benchmark) []Key {
 	var keys []Key
 	seen := map[Key]bool{}
 	for _, name := range c.Contenders {
 		c.groups[name] = map[Key]*Group{}
-		for _, g := range Groups(byContender[name], opts.By) {
+		for _, g := range Groups(byContender[name], c.By) {
 			c.groups[name][g.Key] = g
 			if !seen[g.Key] {
 				seen[g.Key] = true
@@ -166,8 +197,13 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 			}
 		}
 	}
-	// Every step of the baseline is a row, also one that no other
-	// contender has: what a run lost shows ("-") instead of vanishing.
+	return keys
+}
+
+// addRows adds a row on metric m for every step of the baseline, also
+// one that no other contender has: what a run lost shows ("-") instead
+// of vanishing. At least one step must be shared.
+func (c *Comparison) addRows(keys []Key, m Metric) error {
 	shared := false
 	for _, k := range keys {
 		if c.groups[c.Baseline][k] == nil {
@@ -176,35 +212,50 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 		for _, name := range c.Contenders[1:] {
 			shared = shared || c.groups[name][k] != nil
 		}
-		c.Rows = append(c.Rows, c.row(k, opts.Metric))
+		c.Rows = append(c.Rows, c.row(k, m))
 	}
 	if !shared {
-		return nil, fmt.Errorf("%w: no workload, threads and tags in common between %s", ErrNothingToCompare, strings.Join(c.Contenders, " and "))
+		return fmt.Errorf("%w: no workload, threads and tags in common between %s", ErrNothingToCompare, strings.Join(c.Contenders, " and "))
 	}
-	for _, t := range opts.Thresholds {
+	return nil
+}
+
+// checkThresholds adds a violation for every contender that crosses a
+// threshold on a step of the baseline: with repeats on both sides only
+// when the change is beyond noise.
+func (c *Comparison) checkThresholds(keys []Key, thresholds []Threshold) {
+	for _, t := range thresholds {
 		for _, k := range keys {
 			if c.groups[c.Baseline][k] == nil {
 				continue
 			}
 			r := c.row(k, t.Metric)
+			base := r.Cells[0].Stats
 			for _, cell := range r.Cells[1:] {
-				if !cell.Present || !t.crossed(cell.Change) {
-					continue
-				}
-				base := r.Cells[0].Stats
-				switch {
-				case base.N >= 2 && cell.Stats.N >= 2 && !cell.Significant:
-					continue // within noise
-				case base.N >= 2 && cell.Stats.N >= 2:
-					c.Violations = append(c.Violations, Violation{Threshold: t.Text, Key: k.String(), Contender: cell.Contender, Change: cell.Change, Noise: "beyond noise"})
-				default:
-					c.Violations = append(c.Violations, Violation{Threshold: t.Text, Key: k.String(), Contender: cell.Contender, Change: cell.Change, Noise: "single samples"})
+				if v, ok := crossing(t, k, base, cell); ok {
+					c.Violations = append(c.Violations, v)
 				}
 			}
 		}
 	}
-	c.missingSteps(opts.Thresholds)
-	return c, nil
+}
+
+// crossing returns the violation when cell crosses t on key k against
+// the baseline's stats, and false when it does not or only within noise.
+func crossing(t Threshold, k Key, base Stats, cell Cell) (Violation, bool) {
+	if !cell.Present || !t.crossed(cell.Change) {
+		return Violation{}, false
+	}
+	v := Violation{Threshold: t.Text, Key: k.String(), Contender: cell.Contender, Change: cell.Change}
+	switch {
+	case base.N >= 2 && cell.Stats.N >= 2 && !cell.Significant:
+		return Violation{}, false // within noise
+	case base.N >= 2 && cell.Stats.N >= 2:
+		v.Noise = "beyond noise"
+	default:
+		v.Noise = "single samples"
+	}
+	return v, true
 }
 
 // missingSteps adds a violation for every step of the baseline that a

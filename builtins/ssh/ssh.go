@@ -359,19 +359,17 @@ func Dial(ctx context.Context, spec Spec) (*Client, error) {
 	return c, nil
 }
 
+// dialHop connects and authenticates to r's host, directly or through
+// jump, within r.ConnectTimeout and ctx.
 func dialHop(ctx context.Context, r resolved, jump *Client) (*Client, error) {
 	auths, closers, err := authMethods(r.Spec)
 	if err != nil {
 		return nil, fmt.Errorf("ssh: connect to %s@%s: %w", r.User, r.addr, err)
 	}
-	closeAll := func() {
-		for _, f := range closers {
-			f()
-		}
-	}
+	h := &hopDial{r: r, jump: jump, closers: closers}
 	hk, err := newHostKeyChecker(r.Spec, r.addr)
 	if err != nil {
-		closeAll()
+		h.closeAll()
 		return nil, err
 	}
 	cfg := &xssh.ClientConfig{
@@ -381,42 +379,94 @@ func dialHop(ctx context.Context, r resolved, jump *Client) (*Client, error) {
 		HostKeyAlgorithms: hk.algorithms,
 		Timeout:           r.ConnectTimeout,
 	}
-
 	hctx, cancel := context.WithTimeout(ctx, r.ConnectTimeout)
 	defer cancel()
-	timeoutErr := func(err error) error {
-		closeAll()
-		if ctx.Err() != nil {
-			return fmt.Errorf("ssh: connect to %s: %w", r.addr, ctx.Err())
-		}
-		if hctx.Err() != nil {
-			return fmt.Errorf("ssh: connect to %s: timed out after %v (connect timeout)", r.addr, r.ConnectTimeout)
-		}
-		return err
+	h.ctx, h.hctx = ctx, hctx
+	conn, err := h.connect()
+	if err != nil {
+		return nil, err
 	}
-
-	var conn net.Conn
-	if jump != nil {
-		conn, err = jump.conn.DialContext(hctx, "tcp", r.addr)
-		if err != nil {
-			return nil, timeoutErr(fmt.Errorf("ssh: jump host %s could not open a connection to %s: %w", jump.addr, r.addr, err))
-		}
-	} else {
-		var d net.Dialer
-		conn, err = d.DialContext(hctx, "tcp", r.addr)
-		if err != nil {
-			return nil, timeoutErr(fmt.Errorf("ssh: connect to %s: %w", r.addr, err))
-		}
+	sshConn, err := h.handshake(conn, cfg, hk)
+	if err != nil {
+		return nil, err
 	}
+	c := &Client{
+		conn:    sshConn,
+		jump:    jump,
+		closer:  closers,
+		addr:    r.addr,
+		user:    r.User,
+		dead:    make(chan struct{}),
+		closing: make(chan struct{}),
+	}
+	go c.watch()
+	go c.keepAlive()
+	return c, nil
+}
 
-	// Abort the handshake when hctx ends: closing the connection makes
-	// NewClientConn return. (Channel connections through a jump host do not
-	// support deadlines.)
+// hopDial is one attempt of dialHop: the hop, the jump host it goes
+// through (nil for none), what releases its authentication methods, and
+// its contexts. It lives only as long as the attempt.
+type hopDial struct {
+	r       resolved
+	jump    *Client
+	closers []func() error  // release the agent connections
+	ctx     context.Context // the caller's (set once the attempt starts)
+	hctx    context.Context // ctx bounded by the hop's connect timeout
+}
+
+// closeAll releases the authentication methods.
+func (h *hopDial) closeAll() {
+	for _, f := range h.closers {
+		f()
+	}
+}
+
+// fail releases the authentication methods and returns err, or rather
+// the caller's context's error or the connect timeout when one of those
+// ended the attempt.
+func (h *hopDial) fail(err error) error {
+	h.closeAll()
+	if h.ctx.Err() != nil {
+		return fmt.Errorf("ssh: connect to %s: %w", h.r.addr, h.ctx.Err())
+	}
+	if h.hctx.Err() != nil {
+		return fmt.Errorf("ssh: connect to %s: timed out after %v (connect timeout)", h.r.addr, h.r.ConnectTimeout)
+	}
+	return err
+}
+
+// connect opens the TCP connection to the hop: through the jump host
+// when there is one, else directly.
+func (h *hopDial) connect() (net.Conn, error) {
+	r := h.r
+	if h.jump != nil {
+		conn, err := h.jump.conn.DialContext(h.hctx, "tcp", r.addr)
+		if err != nil {
+			return nil, h.fail(fmt.Errorf("ssh: jump host %s could not open a connection to %s: %w", h.jump.addr, r.addr, err))
+		}
+		return conn, nil
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(h.hctx, "tcp", r.addr)
+	if err != nil {
+		return nil, h.fail(fmt.Errorf("ssh: connect to %s: %w", r.addr, err))
+	}
+	return conn, nil
+}
+
+// handshake runs the SSH handshake and authentication on conn, aborting
+// it when hctx ends: closing the connection makes NewClientConn return.
+// (Channel connections through a jump host do not support deadlines.) A
+// rejected host key is reported as hk's error; a refused login with what
+// was tried.
+func (h *hopDial) handshake(conn net.Conn, cfg *xssh.ClientConfig, hk *hostKeyChecker) (*xssh.Client, error) {
+	r := h.r
 	done := make(chan struct{})
 	aborted := make(chan bool, 1)
 	go func() {
 		select {
-		case <-hctx.Done():
+		case <-h.hctx.Done():
 			conn.Close()
 			aborted <- true
 		case <-done:
@@ -429,28 +479,17 @@ func dialHop(ctx context.Context, r resolved, jump *Client) (*Client, error) {
 		if err == nil {
 			sc.Close()
 		}
-		return nil, timeoutErr(fmt.Errorf("ssh: connect to %s: handshake aborted", r.addr))
+		return nil, h.fail(fmt.Errorf("ssh: connect to %s: handshake aborted", r.addr))
 	}
 	if err != nil {
 		conn.Close()
-		closeAll()
+		h.closeAll()
 		if hk.err != nil {
 			return nil, hk.err
 		}
 		return nil, fmt.Errorf("ssh: connect to %s@%s: %w", r.User, r.addr, explainAuth(err, r.Spec))
 	}
-	c := &Client{
-		conn:    xssh.NewClient(sc, chans, reqs),
-		jump:    jump,
-		closer:  closers,
-		addr:    r.addr,
-		user:    r.User,
-		dead:    make(chan struct{}),
-		closing: make(chan struct{}),
-	}
-	go c.watch()
-	go c.keepAlive()
-	return c, nil
+	return xssh.NewClient(sc, chans, reqs), nil
 }
 
 func explainAuth(err error, spec Spec) error {
@@ -495,56 +534,93 @@ func authMethods(spec Spec) ([]xssh.AuthMethod, []func() error, error) {
 		methods = append(methods, xssh.PublicKeys(signer))
 	}
 	if spec.Agent || !explicit {
-		sock := os.Getenv("SSH_AUTH_SOCK")
-		switch {
-		case sock == "" && spec.Agent:
-			return fail(errors.New("agent authentication was asked for but SSH_AUTH_SOCK is not set (start ssh-agent and ssh-add your key)"))
-		case sock != "":
-			conn, err := net.Dial("unix", sock)
-			if err != nil {
-				if spec.Agent {
-					return fail(fmt.Errorf("connect to the SSH agent at SSH_AUTH_SOCK=%s: %w", sock, err))
-				}
-				break
-			}
-			closers = append(closers, conn.Close)
-			methods = append(methods, xssh.PublicKeysCallback(agent.NewClient(conn).Signers))
+		m, closer, err := agentAuth(spec.Agent)
+		if err != nil {
+			return fail(err)
+		}
+		if m != nil {
+			closers = append(closers, closer)
+			methods = append(methods, m)
 		}
 	}
 	if spec.PasswordEnv != "" {
-		pw, ok := os.LookupEnv(spec.PasswordEnv)
-		if !ok || pw == "" {
-			return fail(fmt.Errorf("password authentication was asked for but the environment variable %s is not set or empty", spec.PasswordEnv))
+		pw, err := passwordAuth(spec.PasswordEnv)
+		if err != nil {
+			return fail(err)
 		}
-		methods = append(methods,
-			xssh.Password(pw),
-			xssh.KeyboardInteractive(func(_, _ string, questions []string, _ []bool) ([]string, error) {
-				answers := make([]string, len(questions))
-				for i := range answers {
-					answers[i] = pw
-				}
-				return answers, nil
-			}))
+		methods = append(methods, pw...)
 	}
 	if !explicit {
-		var signers []xssh.Signer
-		for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
-			p, err := expandHome("~/.ssh/" + name)
-			if err != nil {
-				continue
-			}
-			if s, err := loadKey(p); err == nil {
-				signers = append(signers, s)
-			}
-		}
-		if len(signers) > 0 {
-			methods = append(methods, xssh.PublicKeys(signers...))
+		if m := defaultKeysAuth(); m != nil {
+			methods = append(methods, m)
 		}
 		if len(methods) == 0 {
 			return fail(errors.New("no authentication method: give a key file, the agent or a password environment variable (no agent at SSH_AUTH_SOCK and no unencrypted ~/.ssh/id_ed25519, id_ecdsa or id_rsa)"))
 		}
 	}
 	return methods, closers, nil
+}
+
+// agentAuth connects to the SSH agent at $SSH_AUTH_SOCK and returns its
+// keys as a method, with what closes the agent connection. Without a
+// reachable agent it returns no method, and an error only when the agent
+// was asked for (required).
+func agentAuth(required bool) (xssh.AuthMethod, func() error, error) {
+	sock := os.Getenv("SSH_AUTH_SOCK")
+	switch {
+	case sock == "" && required:
+		return nil, nil, errors.New("agent authentication was asked for but SSH_AUTH_SOCK is not set (start ssh-agent and ssh-add your key)")
+	case sock != "":
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			if required {
+				return nil, nil, fmt.Errorf("connect to the SSH agent at SSH_AUTH_SOCK=%s: %w", sock, err)
+			}
+			return nil, nil, nil
+		}
+		return xssh.PublicKeysCallback(agent.NewClient(conn).Signers), conn.Close, nil
+	}
+	return nil, nil, nil
+}
+
+// passwordAuth answers password and keyboard-interactive prompts with the
+// password in the environment variable env, which must be set and not
+// empty.
+func passwordAuth(env string) ([]xssh.AuthMethod, error) {
+	pw, ok := os.LookupEnv(env)
+	if !ok || pw == "" {
+		return nil, fmt.Errorf("password authentication was asked for but the environment variable %s is not set or empty", env)
+	}
+	return []xssh.AuthMethod{
+		xssh.Password(pw),
+		xssh.KeyboardInteractive(func(_, _ string, questions []string, _ []bool) ([]string, error) {
+			answers := make([]string, len(questions))
+			for i := range answers {
+				answers[i] = pw
+			}
+			return answers, nil
+		}),
+	}, nil
+}
+
+// defaultKeysAuth offers the default keys (~/.ssh/id_ed25519, id_ecdsa
+// and id_rsa) that exist and load without a passphrase; nil when none
+// does.
+func defaultKeysAuth() xssh.AuthMethod {
+	var signers []xssh.Signer
+	for _, name := range []string{"id_ed25519", "id_ecdsa", "id_rsa"} {
+		p, err := expandHome("~/.ssh/" + name)
+		if err != nil {
+			continue
+		}
+		if s, err := loadKey(p); err == nil {
+			signers = append(signers, s)
+		}
+	}
+	if len(signers) == 0 {
+		return nil
+	}
+	return xssh.PublicKeys(signers...)
 }
 
 func loadKey(path string) (xssh.Signer, error) {

@@ -45,103 +45,25 @@ var starbenchOnly = map[string]bool{"profile": true, "target": true, "out": true
 
 // ParseCommandLine reads sysbench arguments in any order.
 func ParseCommandLine(args []string) (*CommandLine, error) {
-	cl := &CommandLine{Given: map[string]string{}, MySQL: MySQLOptions{User: "sbtest", DB: "sbtest"}}
-	profile := Profile1020
-	type pending struct{ name, value string }
-	var opts []pending
-	var positional []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a, "--") {
-			positional = append(positional, a)
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		canon := strings.ReplaceAll(name, "-", "_")
-		switch canon {
-		case "help":
-			cl.Help = true
-			continue
-		case "version":
-			cl.Version = true
-			continue
-		}
-		if !hasValue && needsValue(canon) {
-			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
-				return nil, fmt.Errorf("option --%s needs a value (--%s=VALUE)", name, name)
-			}
-			i++
-			value, hasValue = args[i], true
-		}
-		switch canon {
-		case "profile":
-			profile = value
-		case "target":
-			cl.Target = value
-		case "out":
-			cl.Out = value
-		case "if_exists":
-			cl.IfExists = value
-		case "load_method":
-			cl.Load = value
-		case "mysql_host":
-			cl.MySQL.Hosts, cl.MySQL.Given = splitList(value), true
-		case "mysql_port":
-			for _, p := range splitList(value) {
-				n, err := strconv.Atoi(p)
-				if err != nil || n <= 0 || n > 65535 {
-					return nil, fmt.Errorf("invalid value for --mysql-port: %q", p)
-				}
-				cl.MySQL.Ports = append(cl.MySQL.Ports, n)
-			}
-			cl.MySQL.Given = true
-		case "mysql_socket":
-			cl.MySQL.Socket, cl.MySQL.Given = value, true
-		case "mysql_user":
-			cl.MySQL.User = value
-		case "mysql_password":
-			cl.MySQL.Password = value
-		case "mysql_db":
-			cl.MySQL.DB = value
-		case "verbosity":
-			// Accepted from old command lines; starbench prints what sysbench prints by default.
-		default:
-			if _, ok := LookupOption(canon); !ok {
-				return nil, fmt.Errorf("invalid option: %s", a)
-			}
-			opts = append(opts, pending{canon, value})
-		}
+	p := &commandLineParser{
+		cl:      &CommandLine{Given: map[string]string{}, MySQL: MySQLOptions{User: "sbtest", DB: "sbtest"}},
+		profile: Profile1020,
 	}
-	cl.Options = Defaults(profile)
-	for _, p := range opts {
-		if err := cl.Options.Set(p.name, p.value); err != nil {
-			return nil, err
-		}
-		opt, _ := LookupOption(p.name)
-		cl.Given[opt.Name] = p.value
+	if err := p.readArgs(args); err != nil {
+		return nil, err
+	}
+	cl := p.cl
+	if err := p.applyWorkloadOptions(); err != nil {
+		return nil, err
 	}
 	if cl.Help || cl.Version {
-		if len(positional) > 0 {
-			cl.Script = positional[0]
+		if len(p.positional) > 0 {
+			cl.Script = p.positional[0]
 		}
 		return cl, nil
 	}
-	switch len(positional) {
-	case 0:
-		return nil, fmt.Errorf("no workload given: name a script (oltp_read_write, /usr/share/sysbench/oltp_point_select.lua, ...) and a command (%s)", strings.Join(Commands, ", "))
-	case 1:
-		cl.Script = positional[0]
-		if isCommand(cl.Script) {
-			return nil, fmt.Errorf("no workload given before %q: name a script such as oltp_read_write", cl.Script)
-		}
-		return nil, fmt.Errorf("command is required after %s (supported: %s)", cl.Script, strings.Join(Commands, ", "))
-	case 2:
-		cl.Script, cl.Command = positional[0], positional[1]
-	default:
-		return nil, fmt.Errorf("unexpected arguments %q: give one script and one command", positional[2:])
-	}
-	if !isCommand(cl.Command) {
-		return nil, fmt.Errorf("unknown command %q (supported: %s)", cl.Command, strings.Join(Commands, ", "))
+	if err := cl.setScriptAndCommand(p.positional); err != nil {
+		return nil, err
 	}
 	if cl.Command == "warmup" && cl.Options.Profile != ProfileMaster {
 		cl.Command = "prewarm"
@@ -150,6 +72,148 @@ func ParseCommandLine(args []string) (*CommandLine, error) {
 		return nil, err
 	}
 	return cl, nil
+}
+
+// commandLineParser is a command line being read: what is known at once
+// goes into cl; the workload options wait for the profile, which sets
+// their defaults.
+type commandLineParser struct {
+	cl         *CommandLine
+	profile    string          // --profile
+	opts       []pendingOption // workload options, in order
+	positional []string        // the script and the command
+}
+
+// pendingOption is a workload option given on the command line, by
+// canonical name, not yet set.
+type pendingOption struct{ name, value string }
+
+// readArgs reads every argument: positional ones are kept in order, and
+// each option is taken with its value (--name=VALUE or --name VALUE).
+func (p *commandLineParser) readArgs(args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "--") {
+			p.positional = append(p.positional, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		canon := strings.ReplaceAll(name, "-", "_")
+		switch canon {
+		case "help":
+			p.cl.Help = true
+			continue
+		case "version":
+			p.cl.Version = true
+			continue
+		}
+		if !hasValue && needsValue(canon) {
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
+				return fmt.Errorf("option --%s needs a value (--%s=VALUE)", name, name)
+			}
+			i++
+			value = args[i]
+		}
+		if err := p.setOption(canon, value, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setOption takes option canon: starbench's own and the --mysql-* ones
+// into the command line, a workload option into the pending ones. arg is
+// the argument as given, for errors.
+func (p *commandLineParser) setOption(canon, value, arg string) error {
+	cl := p.cl
+	switch canon {
+	case "profile":
+		p.profile = value
+	case "target":
+		cl.Target = value
+	case "out":
+		cl.Out = value
+	case "if_exists":
+		cl.IfExists = value
+	case "load_method":
+		cl.Load = value
+	case "mysql_host":
+		cl.MySQL.Hosts, cl.MySQL.Given = splitList(value), true
+	case "mysql_port":
+		ports, err := parsePorts(value)
+		if err != nil {
+			return err
+		}
+		cl.MySQL.Ports, cl.MySQL.Given = append(cl.MySQL.Ports, ports...), true
+	case "mysql_socket":
+		cl.MySQL.Socket, cl.MySQL.Given = value, true
+	case "mysql_user":
+		cl.MySQL.User = value
+	case "mysql_password":
+		cl.MySQL.Password = value
+	case "mysql_db":
+		cl.MySQL.DB = value
+	case "verbosity":
+		// Accepted from old command lines; starbench prints what sysbench prints by default.
+	default:
+		if _, ok := LookupOption(canon); !ok {
+			return fmt.Errorf("invalid option: %s", arg)
+		}
+		p.opts = append(p.opts, pendingOption{canon, value})
+	}
+	return nil
+}
+
+// parsePorts reads --mysql-port's comma-separated list of ports.
+func parsePorts(value string) ([]int, error) {
+	var ports []int
+	for _, p := range splitList(value) {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || n > 65535 {
+			return nil, fmt.Errorf("invalid value for --mysql-port: %q", p)
+		}
+		ports = append(ports, n)
+	}
+	return ports, nil
+}
+
+// applyWorkloadOptions sets the workload options, in the order given, on
+// the profile's defaults, and notes each as given.
+func (p *commandLineParser) applyWorkloadOptions() error {
+	cl := p.cl
+	cl.Options = Defaults(p.profile)
+	for _, o := range p.opts {
+		if err := cl.Options.Set(o.name, o.value); err != nil {
+			return err
+		}
+		opt, _ := LookupOption(o.name)
+		cl.Given[opt.Name] = o.value
+	}
+	return nil
+}
+
+// setScriptAndCommand takes the script and the command from the
+// positional arguments, which must be exactly those two, the command a
+// known one.
+func (cl *CommandLine) setScriptAndCommand(positional []string) error {
+	switch len(positional) {
+	case 0:
+		return fmt.Errorf("no workload given: name a script (oltp_read_write, /usr/share/sysbench/oltp_point_select.lua, ...) and a command (%s)", strings.Join(Commands, ", "))
+	case 1:
+		cl.Script = positional[0]
+		if isCommand(cl.Script) {
+			return fmt.Errorf("no workload given before %q: name a script such as oltp_read_write", cl.Script)
+		}
+		return fmt.Errorf("command is required after %s (supported: %s)", cl.Script, strings.Join(Commands, ", "))
+	case 2:
+		cl.Script, cl.Command = positional[0], positional[1]
+	default:
+		return fmt.Errorf("unexpected arguments %q: give one script and one command", positional[2:])
+	}
+	if !isCommand(cl.Command) {
+		return fmt.Errorf("unknown command %q (supported: %s)", cl.Command, strings.Join(Commands, ", "))
+	}
+	return nil
 }
 
 func isCommand(s string) bool {

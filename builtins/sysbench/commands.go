@@ -68,35 +68,78 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	if err := checkSingleTable(script, o); err != nil {
 		return nil, err
 	}
-	ifExists := mode.IfExists
 	tables := tablesOf(script, o)
+	existing, err := lookForTables(ctx, conn, tables)
+	if err != nil {
+		return nil, err
+	}
+	schema := SchemaOf(conn)
+	res := &PrepareResult{Schema: schema}
+	skip, err := res.keepOrRefuse(mode.IfExists, existing)
+	if err != nil {
+		return nil, err
+	}
+	w := &syncWriter{w: out}
+	p := &tablePreparer{
+		script: script, o: o, seed: seed, ifExists: mode.IfExists, schema: schema,
+		existing: existing, skip: skip, w: w,
+		loader: &bulkload.Loader{Method: mode.Load, Fallback: func(reason error) {
+			w.printf("Loading rows with INSERT: the server does not accept LOAD DATA LOCAL INFILE (%v)\n", reason)
+		}},
+	}
+	threads := prepareThreads(script, o, len(tables), w)
+	start := time.Now()
+	err = bulkload.ByThread(ctx, conn, tables, threads, func(s bench.Session, t int, mine []int) error {
+		return p.prepareTables(ctx, s, t, mine)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.count(tables, p)
+	res.Seconds = time.Since(start).Seconds()
+	if res.Seconds > 0 {
+		res.RowsPerS = float64(res.Rows) / res.Seconds
+	}
+	return res, nil
+}
+
+// lookForTables returns which of the tables already exist, over a
+// connection of its own.
+func lookForTables(ctx context.Context, conn bench.Connector, tables []int) ([]int, error) {
 	admin, err := conn.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	existing, err := existingTables(ctx, admin, tables)
 	admin.Close()
-	if err != nil {
-		return nil, err
-	}
-	schema := SchemaOf(conn)
-	res := &PrepareResult{Schema: schema}
+	return existing, err
+}
+
+// keepOrRefuse applies if_exists to the tables that exist: it refuses
+// them (error), lists them as reused and returns them as the tables to
+// skip (reuse), or leaves them to be dropped (drop).
+func (res *PrepareResult) keepOrRefuse(ifExists string, existing []int) (map[int]bool, error) {
 	skip := map[int]bool{}
-	if len(existing) > 0 {
-		switch ifExists {
-		case IfExistsError:
-			return nil, fmt.Errorf("tables already exist: %s (drop them with cleanup, or prepare with if_exists=drop or reuse; on the command line --if-exists=drop)", strings.Join(qualifiedNames(schema, existing), ", "))
-		case IfExistsReuse:
-			for _, n := range existing {
-				skip[n] = true
-				res.Reused = append(res.Reused, TableName(n))
-			}
+	if len(existing) == 0 {
+		return skip, nil
+	}
+	switch ifExists {
+	case IfExistsError:
+		return nil, fmt.Errorf("tables already exist: %s (drop them with cleanup, or prepare with if_exists=drop or reuse; on the command line --if-exists=drop)", strings.Join(qualifiedNames(res.Schema, existing), ", "))
+	case IfExistsReuse:
+		for _, n := range existing {
+			skip[n] = true
+			res.Reused = append(res.Reused, TableName(n))
 		}
 	}
-	w := &syncWriter{w: out}
-	l := &bulkload.Loader{Method: mode.Load, Fallback: func(reason error) {
-		w.printf("Loading rows with INSERT: the server does not accept LOAD DATA LOCAL INFILE (%v)\n", reason)
-	}}
+	return skip, nil
+}
+
+// prepareThreads is how many threads load the tables: the options'
+// (one for the legacy prepare), at most one per table. Like sysbench, it
+// announces the worker threads when there are more than one before that
+// cap.
+func prepareThreads(script *Script, o *Options, tables int, w *syncWriter) int {
 	threads := o.Threads
 	if script.Prepare == PrepareLegacy {
 		threads = 1 // the legacy prepare runs in one thread
@@ -104,53 +147,70 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	if threads > 1 {
 		w.printf("Initializing worker threads...\n\n")
 	}
-	if threads > len(tables) {
-		threads = len(tables)
-	}
-	start := time.Now()
-	var rows sync.Map
-	err = bulkload.ByThread(ctx, conn, tables, threads, func(s bench.Session, t int, mine []int) error {
-		rng := NewRand(bench.WorkerSeed(seed, t), o)
-		for _, n := range mine {
-			if skip[n] {
-				continue
-			}
-			if ifExists == IfExistsDrop {
-				// The statement goes out for every table, so that the
-				// stream does not depend on what the server held (a
-				// rerun sends what the first run sent); the line is
-				// printed for the tables that were there.
-				if slices.Contains(existing, n) {
-					w.printf("Dropping table '%s' (if_exists=drop)...\n", Qualified(schema, TableName(n)))
-				}
-				if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
-					return fmt.Errorf("drop %s: %w", Qualified(schema, TableName(n)), err)
-				}
-			}
-			loaded, err := prepareTable(ctx, s, script, o, n, rng, w, l)
-			if err != nil {
+	return min(threads, tables)
+}
+
+// tablePreparer prepares tables in one Prepare's threads.
+type tablePreparer struct {
+	script   *Script
+	o        *Options
+	seed     int64
+	ifExists string
+	schema   string
+	existing []int        // the tables that were there before
+	skip     map[int]bool // the tables kept as they are (if_exists=reuse)
+	w        *syncWriter
+	loader   *bulkload.Loader
+	rows     sync.Map // rows loaded (int64), by table number
+}
+
+// prepareTables prepares thread t's tables (mine) on its session, with
+// the thread's random stream, dropping each first with if_exists=drop.
+func (p *tablePreparer) prepareTables(ctx context.Context, s bench.Session, t int, mine []int) error {
+	rng := NewRand(bench.WorkerSeed(p.seed, t), p.o)
+	for _, n := range mine {
+		if p.skip[n] {
+			continue
+		}
+		if p.ifExists == IfExistsDrop {
+			if err := p.drop(ctx, s, n); err != nil {
 				return err
 			}
-			rows.Store(n, loaded)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		loaded, err := prepareTable(ctx, s, p.script, p.o, n, rng, p.w, p.loader)
+		if err != nil {
+			return err
+		}
+		p.rows.Store(n, loaded)
 	}
+	return nil
+}
+
+// drop drops table n before it is prepared again (if_exists=drop). The
+// statement goes out for every table, so that the stream does not depend
+// on what the server held (a rerun sends what the first run sent); the
+// line is printed for the tables that were there.
+func (p *tablePreparer) drop(ctx context.Context, s bench.Session, n int) error {
+	if slices.Contains(p.existing, n) {
+		p.w.printf("Dropping table '%s' (if_exists=drop)...\n", Qualified(p.schema, TableName(n)))
+	}
+	if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
+		return fmt.Errorf("drop %s: %w", Qualified(p.schema, TableName(n)), err)
+	}
+	return nil
+}
+
+// count lists the tables prepared (all but the reused ones) and adds up
+// the rows loaded into them.
+func (res *PrepareResult) count(tables []int, p *tablePreparer) {
 	for _, n := range tables {
-		if !skip[n] {
+		if !p.skip[n] {
 			res.Tables = append(res.Tables, TableName(n))
 		}
-		if v, ok := rows.Load(n); ok {
+		if v, ok := p.rows.Load(n); ok {
 			res.Rows += v.(int64)
 		}
 	}
-	res.Seconds = time.Since(start).Seconds()
-	if res.Seconds > 0 {
-		res.RowsPerS = float64(res.Rows) / res.Seconds
-	}
-	return res, nil
 }
 
 func qualifiedNames(schema string, tables []int) []string {

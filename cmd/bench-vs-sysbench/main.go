@@ -224,6 +224,8 @@ func prepareLines(base string, rows float64, sys, sbInsert, loadData []time.Dura
 		"%.0f rows/s, ratio to %s INSERT %.2f", rate(loadData), base, rate(loadData)/rate(sys)))
 }
 
+// run measures the prepares and every point of o, printing the figures
+// as it goes.
 func run(o options) error {
 	sysbench, err := exec.LookPath("sysbench")
 	if err != nil {
@@ -234,14 +236,9 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	starbenchBin := o.starbench
-	if starbenchBin == "" {
-		starbenchBin = filepath.Join(work, "starbench")
-		build := exec.Command("go", "build", "-o", starbenchBin, "./cmd/starbench")
-		build.Stderr = os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("build starbench: %w", err)
-		}
+	starbenchBin, err := starbenchBinary(o.starbench, work)
+	if err != nil {
+		return err
 	}
 	ctx := context.Background()
 	m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})
@@ -249,55 +246,140 @@ func run(o options) error {
 		return err
 	}
 	defer m.Stop()
-	host, port, _ := strings.Cut(m.Config().Addr, ":")
-	conn := []string{"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + m.Password(), "--mysql-db=sbtest"}
-	common := []string{fmt.Sprintf("--tables=%d", o.tables), fmt.Sprintf("--table-size=%d", o.tableSize), "--rand-type=uniform"}
+	b := newBench(o, work, sysbench, starbenchBin, m)
+	b.printHeader()
+	took, noLoadData, err := b.timePrepares()
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("mysql", m.DSN())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	b.printPrepares(took, noLoadData)
+	printLegend()
+	return b.measurePoints(ctx, db)
+}
 
-	fmt.Printf("MariaDB %s on 127.0.0.1, sysbench %s, %d tables x %d rows, %s per run, %d rounds (A B, B A, ...)\n",
-		m.Version, version(sysbench), o.tables, o.tableSize, o.runTime, o.rounds)
-	prep := append(append(append([]string{"oltp_read_write"}, conn...), common...), "--threads=4")
-	cleanup := append(append(append([]string{"oltp_read_write"}, conn...), common...), "cleanup")
-	// A is sysbench, or with -baseline another starbench build.
-	aName, aBin := "sysbench", sysbench
-	aArgs := func(out string, args []string) []string { return args }
+// starbenchBinary returns the starbench binary to measure: the -starbench
+// one, or else one built from ./cmd/starbench into work.
+func starbenchBinary(given, work string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	bin := filepath.Join(work, "starbench")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/starbench")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build starbench: %w", err)
+	}
+	return bin, nil
+}
+
+// toolA is the side starbench is compared with: sysbench, or with
+// -baseline another starbench build.
+type toolA struct {
+	name, bin string
+	// args turns a run's sysbench arguments into the tool's; out is
+	// where a starbench build writes its results.
+	args func(out string, args []string) []string
+}
+
+// bench is what every run of the comparison shares: the options, the
+// binaries, the private server and the arguments that reach it.
+type bench struct {
+	o         options
+	work      string // the temporary directory the runs write into
+	sysbench  string // the sysbench binary (cleanup always uses it)
+	starbench string // the starbench binary
+	a         toolA
+	server    *sandbox.MariaDB
+	conn      []string // --mysql-* options for the server
+	common    []string // --tables, --table-size, --rand-type
+}
+
+// newBench gathers what the runs share; tool A is sysbench unless
+// o.baseline names another starbench binary.
+func newBench(o options, work, sysbench, starbenchBin string, m *sandbox.MariaDB) *bench {
+	host, port, _ := strings.Cut(m.Config().Addr, ":")
+	b := &bench{
+		o: o, work: work, sysbench: sysbench, starbench: starbenchBin, server: m,
+		conn:   []string{"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + m.Password(), "--mysql-db=sbtest"},
+		common: []string{fmt.Sprintf("--tables=%d", o.tables), fmt.Sprintf("--table-size=%d", o.tableSize), "--rand-type=uniform"},
+		a:      toolA{name: "sysbench", bin: sysbench, args: func(out string, args []string) []string { return args }},
+	}
 	if o.baseline != "" {
-		aName, aBin = "baseline", o.baseline
-		aArgs = func(out string, args []string) []string {
+		b.a = toolA{name: "baseline", bin: o.baseline, args: func(out string, args []string) []string {
 			return append([]string{"sysbench", "--out", out + "-baseline"}, args...)
-		}
-		fmt.Printf("baseline: %s, in sysbench's place (its figures are in the sysbench columns)\n", o.baseline)
+		}}
 	}
+	return b
+}
+
+// printHeader prints what is measured, against what, and how often.
+func (b *bench) printHeader() {
+	fmt.Printf("MariaDB %s on 127.0.0.1, sysbench %s, %d tables x %d rows, %s per run, %d rounds (A B, B A, ...)\n",
+		b.server.Version, version(b.sysbench), b.o.tables, b.o.tableSize, b.o.runTime, b.o.rounds)
+	if b.o.baseline != "" {
+		fmt.Printf("baseline: %s, in sysbench's place (its figures are in the sysbench columns)\n", b.o.baseline)
+	}
+}
+
+// preparer runs one kind of prepare on freshly dropped tables.
+type preparer struct {
+	sysbench string                   // the binary that drops the tables
+	cleanup  []string                 // its arguments for that
+	commands map[prepareKind][]string // each kind's command line
+}
+
+// newPreparer builds the cleanup and each kind's prepare command: 4
+// threads of oltp_read_write, tool A's INSERTs being a starbench build's
+// with -baseline.
+func (b *bench) newPreparer() preparer {
+	prep := append(append(append([]string{"oltp_read_write"}, b.conn...), b.common...), "--threads=4")
+	cleanup := append(append(append([]string{"oltp_read_write"}, b.conn...), b.common...), "cleanup")
 	commands := map[prepareKind][]string{
-		sysbenchInsert:    append(append([]string{sysbench}, prep...), "prepare"),
-		starbenchInsert:   append(append([]string{starbenchBin, "sysbench"}, prep...), "--load-method=insert", "prepare"),
-		starbenchLoadData: append(append([]string{starbenchBin, "sysbench"}, prep...), "--load-method=load-data", "prepare"),
+		sysbenchInsert:    append(append([]string{b.sysbench}, prep...), "prepare"),
+		starbenchInsert:   append(append([]string{b.starbench, "sysbench"}, prep...), "--load-method=insert", "prepare"),
+		starbenchLoadData: append(append([]string{b.starbench, "sysbench"}, prep...), "--load-method=load-data", "prepare"),
 	}
-	if o.baseline != "" {
-		commands[sysbenchInsert] = append(append([]string{o.baseline, "sysbench"}, prep...), "--load-method=insert", "prepare")
+	if b.o.baseline != "" {
+		commands[sysbenchInsert] = append(append([]string{b.o.baseline, "sysbench"}, prep...), "--load-method=insert", "prepare")
 	}
-	prepare := func(k prepareKind) (time.Duration, error) {
-		if out, err := exec.Command(sysbench, cleanup...).CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("cleanup: %v\n%s", err, out)
-		}
-		start := time.Now()
-		if out, err := exec.Command(commands[k][0], commands[k][1:]...).CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("%s prepare: %v\n%s", k, err, out)
-		}
-		return time.Since(start), nil
+	return preparer{sysbench: b.sysbench, cleanup: cleanup, commands: commands}
+}
+
+// run drops the tables, then times a prepare of kind k (wall time).
+func (p preparer) run(k prepareKind) (time.Duration, error) {
+	if out, err := exec.Command(p.sysbench, p.cleanup...).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("cleanup: %v\n%s", err, out)
 	}
+	start := time.Now()
+	if out, err := exec.Command(p.commands[k][0], p.commands[k][1:]...).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("%s prepare: %v\n%s", k, err, out)
+	}
+	return time.Since(start), nil
+}
+
+// timePrepares runs one untimed warm-up prepare, then o.rounds rounds of
+// timed prepares in prepareOrder. It returns each kind's wall times by
+// round and, when the server refused LOAD DATA in the first round, why
+// (the first line of the error) instead of LOAD DATA's times.
+func (b *bench) timePrepares() (took map[prepareKind][]time.Duration, noLoadData string, err error) {
+	p := b.newPreparer()
 	// An untimed prepare first: the server's first load (files, buffer
 	// pool, the client binary's pages) is charged to no one.
-	if _, err := prepare(sysbenchInsert); err != nil {
-		return fmt.Errorf("warm-up: %w", err)
+	if _, err := p.run(sysbenchInsert); err != nil {
+		return nil, "", fmt.Errorf("warm-up: %w", err)
 	}
-	took := map[prepareKind][]time.Duration{}
-	noLoadData := ""
-	for r := 0; r < o.rounds; r++ {
+	took = map[prepareKind][]time.Duration{}
+	for r := 0; r < b.o.rounds; r++ {
 		for _, k := range prepareOrder(r) {
 			if k == starbenchLoadData && noLoadData != "" {
 				continue
 			}
-			d, err := prepare(k)
+			d, err := p.run(k)
 			if err != nil && k == starbenchLoadData && r == 0 {
 				// The server refuses LOAD DATA LOCAL: the INSERT
 				// comparison stands without it, and the next
@@ -306,23 +388,26 @@ func run(o options) error {
 				continue
 			}
 			if err != nil {
-				return err
+				return nil, "", err
 			}
 			took[k] = append(took[k], d)
 		}
 	}
-	db, err := sql.Open("mysql", m.DSN())
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	for _, l := range prepareLines(aName, float64(o.tables*o.tableSize), took[sysbenchInsert], took[starbenchInsert], took[starbenchLoadData], noLoadData) {
+	return took, noLoadData, nil
+}
+
+// printPrepares prints the prepare figures and how to read them.
+func (b *bench) printPrepares(took map[prepareKind][]time.Duration, noLoadData string) {
+	for _, l := range prepareLines(b.a.name, float64(b.o.tables*b.o.tableSize), took[sysbenchInsert], took[starbenchInsert], took[starbenchLoadData], noLoadData) {
 		fmt.Println(l)
 	}
 	fmt.Println("(prepare ratios are starbench rows/s over sysbench's: above 1.0 starbench loads faster; one untimed prepare")
 	fmt.Println("warmed the server first, and each prepare starts from dropped tables)")
 	fmt.Println()
+}
 
+// printLegend explains the columns of the points' table.
+func printLegend() {
 	fmt.Println("Before each point the server writes out its dirty pages (innodb_max_dirty_pages_pct = 0 until none are left).")
 	fmt.Println("CPU per query counts the client's user + system time from \"Threads started!\" to its exit;")
 	fmt.Println("start-up (process, connections, statements) is shown apart, in CPU ms per run.")
@@ -337,71 +422,138 @@ func run(o options) error {
 	fmt.Println("\"95% CI\" is the confidence interval of the mean pair ratio (Student's t over the pairs): a point")
 	fmt.Println("whose interval holds 1.0 is even with sysbench within this run's noise.")
 	fmt.Println()
-	fmt.Printf("%-20s %7s  %14s %14s %7s %11s %11s  %10s %10s %7s  %8s %8s  %9s %9s  %10s\n", "workload", "threads", aName+" µs/q", "starbench µs/q", "ratio", "pairs", "95% CI",
-		aName+" tps", "starbench tps", "ratio", "start sb", "start st", "server sb", "server st", "per server")
-	worst, worstPerServer := 0.0, 0.0
-	var above, even []string // points whose interval lies above 1.0, or holds it
-	for _, wl := range o.workloads {
-		for _, t := range o.threads {
-			args := append(append(append([]string{wl}, conn...), common...),
-				fmt.Sprintf("--threads=%d", t), fmt.Sprintf("--time=%d", int(o.runTime.Seconds())), "run")
-			if err := settle(ctx, db); err != nil {
+}
+
+// measurePoints measures every workload at every thread count, printing
+// the table a row at a time and then the summary.
+func (b *bench) measurePoints(ctx context.Context, db *sql.DB) error {
+	fmt.Printf("%-20s %7s  %14s %14s %7s %11s %11s  %10s %10s %7s  %8s %8s  %9s %9s  %10s\n", "workload", "threads", b.a.name+" µs/q", "starbench µs/q", "ratio", "pairs", "95% CI",
+		b.a.name+" tps", "starbench tps", "ratio", "start sb", "start st", "server sb", "server st", "per server")
+	var sum summary
+	for _, wl := range b.o.workloads {
+		for _, t := range b.o.threads {
+			p := point{workload: wl, threads: t}
+			sys, sb, err := b.measurePoint(ctx, db, p)
+			if err != nil {
 				return err
 			}
-			var sys, sb []sample
-			for r := 0; r < o.rounds; r++ {
-				type tool struct {
-					name, bin string
-					args      []string
-					samples   *[]sample
-				}
-				out := filepath.Join(work, fmt.Sprintf("%s-t%d-r%d", wl, t, r))
-				pair := []tool{
-					{aName, aBin, aArgs(out, args), &sys},
-					{"starbench", starbenchBin, append([]string{"sysbench", "--out", out}, args...), &sb},
-				}
-				if !sysbenchFirst(r) {
-					pair[0], pair[1] = pair[1], pair[0]
-				}
-				for _, tl := range pair {
-					s, err := measure(tl.bin, tl.args, m.PID())
-					if err != nil {
-						return fmt.Errorf("%s %s: %w", tl.name, wl, err)
-					}
-					*tl.samples = append(*tl.samples, s)
-				}
-			}
-			a, b := total(sys), total(sb)
-			cpuRatio := b.cpuPerQuery() / a.cpuPerQuery()
-			worst = max(worst, cpuRatio)
-			perServer := (b.cpu.Seconds() / b.serverCPU.Seconds()) / (a.cpu.Seconds() / a.serverCPU.Seconds())
-			worstPerServer = max(worstPerServer, perServer)
-			pairs := make([]float64, len(sys))
-			for r := range sys {
-				pairs[r] = sb[r].cpuPerQuery() / sys[r].cpuPerQuery()
-			}
-			lo, hi := slices.Min(pairs), slices.Max(pairs)
-			ci := "-"
-			if mean, half, ok := meanInterval(pairs); ok {
-				ci = fmt.Sprintf("%.2f-%.2f", mean-half, mean+half)
-				name := fmt.Sprintf("%s t%d", wl, t)
-				switch {
-				case mean-half > 1:
-					above = append(above, name)
-				case mean+half >= 1:
-					even = append(even, name)
-				}
-			}
-			fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f %11s %11s  %10.1f %10.1f %7.2f  %8d %8d  %9.1f %9.1f  %10.2f\n", wl, t,
-				a.cpuPerQuery(), b.cpuPerQuery(), cpuRatio, fmt.Sprintf("%.2f-%.2f", lo, hi), ci, a.tps/float64(o.rounds), b.tps/float64(o.rounds), b.tps/a.tps,
-				a.startup.Milliseconds()/int64(o.rounds), b.startup.Milliseconds()/int64(o.rounds), a.serverPerQuery(), b.serverPerQuery(), perServer)
+			res := comparePoint(p, sys, sb)
+			sum.add(res)
+			res.print(b.o.rounds)
 		}
 	}
-	fmt.Printf("\nworst CPU/query ratio starbench/%s: %.2f (must be <= 1.0, aim <= 0.9)\n", aName, worst)
-	fmt.Printf("worst client-per-server-CPU ratio starbench/%s: %.2f\n", aName, worstPerServer)
-	fmt.Printf("95%% CI above 1.0 (costlier than %s beyond the noise): %s\n", aName, listOrNone(above))
-	fmt.Printf("95%% CI holding 1.0 (even within the noise; more rounds narrow it): %s\n", listOrNone(even))
+	sum.print(b.a.name)
 	return nil
+}
+
+// runArgs are the sysbench arguments of a run at p.
+func (b *bench) runArgs(p point) []string {
+	return append(append(append([]string{p.workload}, b.conn...), b.common...),
+		fmt.Sprintf("--threads=%d", p.threads), fmt.Sprintf("--time=%d", int(b.o.runTime.Seconds())), "run")
+}
+
+// measurePoint has the server settle, then runs tool A and starbench at
+// p o.rounds times, A B or B A as sysbenchFirst says; it returns A's
+// samples and starbench's, by round.
+func (b *bench) measurePoint(ctx context.Context, db *sql.DB, p point) (sys, sb []sample, err error) {
+	args := b.runArgs(p)
+	if err := settle(ctx, db); err != nil {
+		return nil, nil, err
+	}
+	for r := 0; r < b.o.rounds; r++ {
+		type tool struct {
+			name, bin string
+			args      []string
+			samples   *[]sample
+		}
+		out := filepath.Join(b.work, fmt.Sprintf("%s-t%d-r%d", p.workload, p.threads, r))
+		pair := []tool{
+			{b.a.name, b.a.bin, b.a.args(out, args), &sys},
+			{"starbench", b.starbench, append([]string{"sysbench", "--out", out}, args...), &sb},
+		}
+		if !sysbenchFirst(r) {
+			pair[0], pair[1] = pair[1], pair[0]
+		}
+		for _, tl := range pair {
+			s, err := measure(tl.bin, tl.args, b.server.PID())
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s %s: %w", tl.name, p.workload, err)
+			}
+			*tl.samples = append(*tl.samples, s)
+		}
+	}
+	return sys, sb, nil
+}
+
+// pointResult is one row of the table: both tools' totals at a point
+// and the ratios of starbench's figures to A's.
+type pointResult struct {
+	point
+	a, b      sample  // the totals of A's and starbench's samples
+	cpuRatio  float64 // CPU per query, starbench over A
+	perServer float64 // client CPU per server CPU, starbench over A
+	lo, hi    float64 // the range of the per-round CPU per query ratios
+	mean      float64 // their mean, and the half-width of its 95% CI
+	half      float64
+	hasCI     bool // whether mean and half are known (two rounds or more)
+}
+
+// comparePoint totals A's samples (sys) and starbench's (sb) at p and
+// works out the row's ratios.
+func comparePoint(p point, sys, sb []sample) pointResult {
+	res := pointResult{point: p, a: total(sys), b: total(sb)}
+	res.cpuRatio = res.b.cpuPerQuery() / res.a.cpuPerQuery()
+	res.perServer = (res.b.cpu.Seconds() / res.b.serverCPU.Seconds()) / (res.a.cpu.Seconds() / res.a.serverCPU.Seconds())
+	pairs := make([]float64, len(sys))
+	for r := range sys {
+		pairs[r] = sb[r].cpuPerQuery() / sys[r].cpuPerQuery()
+	}
+	res.lo, res.hi = slices.Min(pairs), slices.Max(pairs)
+	res.mean, res.half, res.hasCI = meanInterval(pairs)
+	return res
+}
+
+// print prints the row; tps and start-up are per run, over rounds runs.
+func (res pointResult) print(rounds int) {
+	a, b := res.a, res.b
+	ci := "-"
+	if res.hasCI {
+		ci = fmt.Sprintf("%.2f-%.2f", res.mean-res.half, res.mean+res.half)
+	}
+	fmt.Printf("%-20s %7d  %14.1f %14.1f %7.2f %11s %11s  %10.1f %10.1f %7.2f  %8d %8d  %9.1f %9.1f  %10.2f\n", res.workload, res.threads,
+		a.cpuPerQuery(), b.cpuPerQuery(), res.cpuRatio, fmt.Sprintf("%.2f-%.2f", res.lo, res.hi), ci, a.tps/float64(rounds), b.tps/float64(rounds), b.tps/a.tps,
+		a.startup.Milliseconds()/int64(rounds), b.startup.Milliseconds()/int64(rounds), a.serverPerQuery(), b.serverPerQuery(), res.perServer)
+}
+
+// summary gathers the rows' worst ratios and the points whose confidence
+// interval lies above 1.0 or holds it.
+type summary struct {
+	worst, worstPerServer float64
+	above, even           []string
+}
+
+// add takes a row into the summary.
+func (s *summary) add(res pointResult) {
+	s.worst = max(s.worst, res.cpuRatio)
+	s.worstPerServer = max(s.worstPerServer, res.perServer)
+	if !res.hasCI {
+		return
+	}
+	name := fmt.Sprintf("%s t%d", res.workload, res.threads)
+	switch {
+	case res.mean-res.half > 1:
+		s.above = append(s.above, name)
+	case res.mean+res.half >= 1:
+		s.even = append(s.even, name)
+	}
+}
+
+// print prints the summary below the table; aName is tool A's name.
+func (s *summary) print(aName string) {
+	fmt.Printf("\nworst CPU/query ratio starbench/%s: %.2f (must be <= 1.0, aim <= 0.9)\n", aName, s.worst)
+	fmt.Printf("worst client-per-server-CPU ratio starbench/%s: %.2f\n", aName, s.worstPerServer)
+	fmt.Printf("95%% CI above 1.0 (costlier than %s beyond the noise): %s\n", aName, listOrNone(s.above))
+	fmt.Printf("95%% CI holding 1.0 (even within the noise; more rounds narrow it): %s\n", listOrNone(s.even))
 }
 
 func listOrNone(names []string) string {

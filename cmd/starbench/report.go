@@ -46,30 +46,41 @@ A missing, truncated or foreign folder exits 2.`,
 			if err != nil {
 				return err
 			}
-			var buf bytes.Buffer
-			switch format {
-			case "text":
-				report.WriteReport(&buf, runs, false)
-			case "markdown", "md":
-				report.WriteReport(&buf, runs, true)
-			case "json":
-				err = report.WriteJSON(&buf, runs)
-			case "csv":
-				err = report.WriteCSV(&buf, report.Benchmarks(runs))
-			case "html":
-				err = report.WriteHTML(&buf, runs)
-			default:
-				return usagef("unknown --format %q (want text, markdown, json, csv or html)", format)
-			}
+			data, err := renderReport(format, runs)
 			if err != nil {
 				return err
 			}
-			return a.emit(out, buf.Bytes())
+			return a.emit(out, data)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text, markdown, json, csv or html")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of standard output")
 	return cmd
+}
+
+// renderReport renders runs in report's --format; an unknown format is a
+// usage error.
+func renderReport(format string, runs []*report.Run) ([]byte, error) {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "text":
+		report.WriteReport(&buf, runs, false)
+	case "markdown", "md":
+		report.WriteReport(&buf, runs, true)
+	case "json":
+		err = report.WriteJSON(&buf, runs)
+	case "csv":
+		err = report.WriteCSV(&buf, report.Benchmarks(runs))
+	case "html":
+		err = report.WriteHTML(&buf, runs)
+	default:
+		return nil, usagef("unknown --format %q (want text, markdown, json, csv or html)", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // loadRuns reads results folders; a bad folder is a usage error.
@@ -106,9 +117,25 @@ func (a *app) emit(path string, data []byte) error {
 	return nil
 }
 
+// compareFlags are compare's flags.
+type compareFlags struct {
+	by, baseline, metric string
+	failIf               []string
+	format, out          string
+}
+
+// register adds compare's flags to cmd.
+func (f *compareFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.by, "by", "", "tag whose values are the contenders (default: each folder is one)")
+	cmd.Flags().StringVar(&f.baseline, "baseline", "", "contender to compare against (default: the first)")
+	cmd.Flags().StringVar(&f.metric, "metric", "tps", "tps, qps, avg, p95, p99 or max")
+	cmd.Flags().StringArrayVar(&f.failIf, "fail-if", nil, "exit 3 when crossed, e.g. 'tps<-5%' or 'p99>+10%'; repeatable")
+	cmd.Flags().StringVar(&f.format, "format", "text", "text, markdown, html or json")
+	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
+}
+
 func (a *app) compareCommand() *cobra.Command {
-	var by, baseline, metric, format, out string
-	var failIf []string
+	var f compareFlags
 	cmd := &cobra.Command{
 		Use:   "compare DIR... [--by TAG] [--baseline VALUE] [--metric tps|qps|avg|p95|p99|max] [--fail-if 'tps<-5%']...",
 		Short: "Compare runs: % change per step vs a baseline, with noise estimates and CI thresholds",
@@ -137,65 +164,87 @@ regression checks. Folders with nothing in common, or a threshold that does not 
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := report.ParseMetric(metric)
-			if err != nil {
-				return usagef("--metric: %v", err)
-			}
-			var thresholds []report.Threshold
-			for _, f := range failIf {
-				th, err := report.ParseThreshold(f)
-				if err != nil {
-					return usagef("--fail-if: %v", err)
-				}
-				thresholds = append(thresholds, th)
-			}
-			runs, err := loadRuns(args)
-			if err != nil {
-				return err
-			}
-			c, err := report.Compare(runs, report.CompareOptions{By: by, Baseline: baseline, Metric: m, Thresholds: thresholds})
-			if err != nil {
-				if errors.Is(err, report.ErrNothingToCompare) {
-					return usagef("%v", err)
-				}
-				return err
-			}
-			var buf bytes.Buffer
-			switch format {
-			case "text":
-				report.WriteText(&buf, []report.Table{c.Table()})
-				fmt.Fprintf(&buf, "\n%s\n", c.Legend())
-			case "markdown", "md":
-				report.WriteMarkdown(&buf, []report.Table{c.Table()})
-				fmt.Fprintf(&buf, "\n%s\n", c.Legend())
-			case "html":
-				err = report.WriteCompareHTML(&buf, runs, c)
-			case "json":
-				err = jsonIndent(&buf, c)
-			default:
-				return usagef("unknown --format %q (want text, markdown, html or json)", format)
-			}
-			if err != nil {
-				return err
-			}
-			if err := a.emit(out, buf.Bytes()); err != nil {
-				return err
-			}
-			if len(c.Violations) > 0 {
-				var list bytes.Buffer
-				c.WriteViolations(&list)
-				return &thresholdError{strings.TrimSpace(list.String())}
-			}
-			return nil
+			return a.compareRuns(args, &f)
 		},
 	}
-	cmd.Flags().StringVar(&by, "by", "", "tag whose values are the contenders (default: each folder is one)")
-	cmd.Flags().StringVar(&baseline, "baseline", "", "contender to compare against (default: the first)")
-	cmd.Flags().StringVar(&metric, "metric", "tps", "tps, qps, avg, p95, p99 or max")
-	cmd.Flags().StringArrayVar(&failIf, "fail-if", nil, "exit 3 when crossed, e.g. 'tps<-5%' or 'p99>+10%'; repeatable")
-	cmd.Flags().StringVar(&format, "format", "text", "text, markdown, html or json")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of standard output")
+	f.register(cmd)
 	return cmd
+}
+
+// compareRuns is compare's action: it compares the folders' runs, writes
+// the comparison and fails when a --fail-if threshold is crossed.
+func (a *app) compareRuns(dirs []string, f *compareFlags) error {
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	runs, err := loadRuns(dirs)
+	if err != nil {
+		return err
+	}
+	c, err := report.Compare(runs, opts)
+	if err != nil {
+		if errors.Is(err, report.ErrNothingToCompare) {
+			return usagef("%v", err)
+		}
+		return err
+	}
+	data, err := renderComparison(f.format, runs, c)
+	if err != nil {
+		return err
+	}
+	if err := a.emit(f.out, data); err != nil {
+		return err
+	}
+	if len(c.Violations) > 0 {
+		var list bytes.Buffer
+		c.WriteViolations(&list)
+		return &thresholdError{strings.TrimSpace(list.String())}
+	}
+	return nil
+}
+
+// options parses --metric and --fail-if into the comparison's options; a
+// bad one is a usage error.
+func (f *compareFlags) options() (report.CompareOptions, error) {
+	m, err := report.ParseMetric(f.metric)
+	if err != nil {
+		return report.CompareOptions{}, usagef("--metric: %v", err)
+	}
+	var thresholds []report.Threshold
+	for _, s := range f.failIf {
+		th, err := report.ParseThreshold(s)
+		if err != nil {
+			return report.CompareOptions{}, usagef("--fail-if: %v", err)
+		}
+		thresholds = append(thresholds, th)
+	}
+	return report.CompareOptions{By: f.by, Baseline: f.baseline, Metric: m, Thresholds: thresholds}, nil
+}
+
+// renderComparison renders c in compare's --format; an unknown format is
+// a usage error.
+func renderComparison(format string, runs []*report.Run, c *report.Comparison) ([]byte, error) {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "text":
+		report.WriteText(&buf, []report.Table{c.Table()})
+		fmt.Fprintf(&buf, "\n%s\n", c.Legend())
+	case "markdown", "md":
+		report.WriteMarkdown(&buf, []report.Table{c.Table()})
+		fmt.Fprintf(&buf, "\n%s\n", c.Legend())
+	case "html":
+		err = report.WriteCompareHTML(&buf, runs, c)
+	case "json":
+		err = jsonIndent(&buf, c)
+	default:
+		return nil, usagef("unknown --format %q (want text, markdown, html or json)", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // thresholdError is a --fail-if threshold crossed; exit code 3.

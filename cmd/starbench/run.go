@@ -94,14 +94,44 @@ func parseTargets(values []string, envDefault string) (map[string]string, []stri
 	return given, secrets, nil
 }
 
-func (a *app) runCommand() *cobra.Command {
-	var f planFlags
-	var out, progress, resume, editedPlan string
-	var dryRun, quiet bool
-	cmd := &cobra.Command{
-		Use:   "run PLAN.star [-p name=value]... [--target DSN|embedded|sandbox:mariadb] [--out DIR] [--dry-run] [--seed N]\n  starbench run --resume DIR [--target ...] [--plan EDITED.star]",
-		Short: "Run a plan and write its results folder",
-		Long: `Run evaluates PLAN.star: it declares parameters with params(), then starbench calls main(p)
+// runFlags are run's flags: the plan flags and its own.
+type runFlags struct {
+	plan       planFlags
+	out        string // --out
+	progress   string // --progress: auto, plain or tty
+	resume     string // --resume DIR
+	editedPlan string // --plan, with --resume
+	dryRun     bool
+	quiet      bool
+}
+
+// register adds run's flags to cmd.
+func (f *runFlags) register(cmd *cobra.Command) {
+	f.plan.register(cmd)
+	cmd.Flags().StringVarP(&f.out, "out", "o", "", "results folder (must be new or empty; default results/<UTC time>-<plan name>/)")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "list the steps without acting: no connection, no results folder")
+	cmd.Flags().StringVar(&f.progress, "progress", "auto", "auto (a live view on a terminal, else plain), plain (sysbench's interval lines and reports) or tty")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "keep benchmark output off the terminal (it stays in output.log and the step folders)")
+	cmd.Flags().StringVar(&f.resume, "resume", "", "continue the stopped run in DIR: completed steps are not redone")
+	cmd.Flags().StringVar(&f.editedPlan, "plan", "", "with --resume: an edited plan whose completed steps replay identically")
+}
+
+// checkArgs wants one plan file, except with --resume, which takes the
+// plan from the results folder (or --plan).
+func (f *runFlags) checkArgs(cmd *cobra.Command, args []string) error {
+	if f.resume != "" {
+		if len(args) > 0 {
+			return usagef("--resume takes the plan from the results folder; give an edited plan with --plan, not as an argument")
+		}
+		return nil
+	}
+	if f.editedPlan != "" {
+		return usagef("--plan only goes with --resume")
+	}
+	return exactlyOnePlan(cmd, args)
+}
+
+const runLong = `Run evaluates PLAN.star: it declares parameters with params(), then starbench calls main(p)
 with the resolved parameters. Every builtin call that does I/O is a step, journaled in
 journal.jsonl as it starts and ends.
 
@@ -123,85 +153,102 @@ long as every completed step replays identically; the edit is recorded in the ma
 the embedded server or a sandbox cannot be resumed (their data is gone): use 'starbench rerun'.
 
 Exit codes: 0 ok, 1 the run failed, 2 bad command line or plan, 130 interrupted (Ctrl-C once
-stops the run cleanly and writes its results; twice exits at once).`,
-		Example: `  starbench run plans/quickstart.star
+stops the run cleanly and writes its results; twice exits at once).`
+
+const runExample = `  starbench run plans/quickstart.star
   starbench run plan.star -p threads=1,2,4 -p time=30s --target sandbox:mariadb
   starbench run plan.star --target main='root:pw@tcp(10.0.1.5:4000)/sbtest' --target ref=mysql://root@10.0.1.6:3306/sbtest
   starbench run plan.star --dry-run
   starbench run --resume results/20261130T101500Z-seed003 --target 'root:pw@tcp(10.0.1.5:4000)/sbtest'
-  starbench run --resume results/20261130T101500Z-seed003 --plan seed003-fixed.star --target ...`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if resume != "" {
-				if len(args) > 0 {
-					return usagef("--resume takes the plan from the results folder; give an edited plan with --plan, not as an argument")
-				}
-				return nil
-			}
-			if editedPlan != "" {
-				return usagef("--plan only goes with --resume")
-			}
-			return exactlyOnePlan(cmd, args)
-		},
+  starbench run --resume results/20261130T101500Z-seed003 --plan seed003-fixed.star --target ...`
+
+func (a *app) runCommand() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:     "run PLAN.star [-p name=value]... [--target DSN|embedded|sandbox:mariadb] [--out DIR] [--dry-run] [--seed N]\n  starbench run --resume DIR [--target ...] [--plan EDITED.star]",
+		Short:   "Run a plan and write its results folder",
+		Long:    runLong,
+		Example: runExample,
+		Args:    f.checkArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			plan := ""
-			if len(args) > 0 {
-				plan = args[0]
-			}
-			opts, err := a.options(cmd, plan, &f)
-			if err != nil {
-				return err
-			}
-			if resume != "" {
-				if out != "" || dryRun {
-					return usagef("--resume continues in its own folder: --out and --dry-run do not go with it")
-				}
-				rec, err := runner.LoadRecorded(resume)
-				if err != nil {
-					return err
-				}
-				opts.Resume, opts.PlanFile = rec, editedPlan
-				fmt.Fprintf(a.stderr, "resuming %s: %d steps completed\n", resume, rec.Completed())
-			}
-			opts.OutDir, opts.DryRun, opts.Quiet = out, dryRun, quiet
-			var live *ttyProgress
-			if !dryRun && !quiet {
-				switch progress {
-				case "tty":
-					live = a.liveView(cmd, opts)
-				case "auto":
-					if isTerminal(a.stdout) {
-						live = a.liveView(cmd, opts)
-					}
-				case "plain":
-				default:
-					return usagef("unknown --progress %q (want auto, plain or tty)", progress)
-				}
-			}
-			if live != nil {
-				opts.Progress = live
-			}
-			res, err := runner.Evaluate(cmd.Context(), opts)
-			if live != nil {
-				live.finish()
-			}
-			a.redact = res.Redact
-			if dryRun {
-				a.printSteps(res)
-			} else if res.Dir != "" {
-				a.writeRunReports(res.Dir)
-				fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
-			}
-			return err
+			return a.runPlan(cmd, args, &f)
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&out, "out", "o", "", "results folder (must be new or empty; default results/<UTC time>-<plan name>/)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list the steps without acting: no connection, no results folder")
-	cmd.Flags().StringVar(&progress, "progress", "auto", "auto (a live view on a terminal, else plain), plain (sysbench's interval lines and reports) or tty")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "keep benchmark output off the terminal (it stays in output.log and the step folders)")
-	cmd.Flags().StringVar(&resume, "resume", "", "continue the stopped run in DIR: completed steps are not redone")
-	cmd.Flags().StringVar(&editedPlan, "plan", "", "with --resume: an edited plan whose completed steps replay identically")
 	return cmd
+}
+
+// runPlan is run's action: it builds the options, evaluates the plan
+// with the progress view asked for, and reports the outcome.
+func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
+	plan := ""
+	if len(args) > 0 {
+		plan = args[0]
+	}
+	opts, err := a.options(cmd, plan, &f.plan)
+	if err != nil {
+		return err
+	}
+	if f.resume != "" {
+		if err := a.resumeOptions(&opts, f); err != nil {
+			return err
+		}
+	}
+	opts.OutDir, opts.DryRun, opts.Quiet = f.out, f.dryRun, f.quiet
+	live, err := a.progressView(cmd, opts, f)
+	if err != nil {
+		return err
+	}
+	if live != nil {
+		opts.Progress = live
+	}
+	res, err := runner.Evaluate(cmd.Context(), opts)
+	if live != nil {
+		live.finish()
+	}
+	a.redact = res.Redact
+	if f.dryRun {
+		a.printSteps(res)
+	} else if res.Dir != "" {
+		a.writeRunReports(res.Dir)
+		fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
+	}
+	return err
+}
+
+// resumeOptions loads the run to resume (--resume) into opts, with the
+// edited plan if --plan gives one, and says how far it got.
+func (a *app) resumeOptions(opts *runner.Options, f *runFlags) error {
+	if f.out != "" || f.dryRun {
+		return usagef("--resume continues in its own folder: --out and --dry-run do not go with it")
+	}
+	rec, err := runner.LoadRecorded(f.resume)
+	if err != nil {
+		return err
+	}
+	opts.Resume, opts.PlanFile = rec, f.editedPlan
+	fmt.Fprintf(a.stderr, "resuming %s: %d steps completed\n", f.resume, rec.Completed())
+	return nil
+}
+
+// progressView returns the live terminal view --progress asks for, or nil
+// for plain output (always so in a dry run or with --quiet).
+func (a *app) progressView(cmd *cobra.Command, opts runner.Options, f *runFlags) (*ttyProgress, error) {
+	if f.dryRun || f.quiet {
+		return nil, nil
+	}
+	switch f.progress {
+	case "tty":
+		return a.liveView(cmd, opts), nil
+	case "auto":
+		if isTerminal(a.stdout) {
+			return a.liveView(cmd, opts), nil
+		}
+	case "plain":
+	default:
+		return nil, usagef("unknown --progress %q (want auto, plain or tty)", f.progress)
+	}
+	return nil, nil
 }
 
 func (a *app) rerunCommand() *cobra.Command {

@@ -96,6 +96,19 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
+	cc := newConnectCall(thread, b.Name(), rts, endpointDisplays(thread, rts), database, dbName)
+	info := runner.StepInfo{Builtin: "db.connect", Args: cc.spec, Text: "connect " + cc.display}
+	return runner.HostOf(thread).Step(info, runner.Action{
+		Run:         cc.open,
+		Placeholder: cc.placeholder,
+		Replay:      cc.replay,
+	})
+}
+
+// endpointDisplays returns how each endpoint is shown: a DSN with its
+// password redacted (the run learns the password as a secret, and warns
+// when the plan itself spells it out), any other target as given.
+func endpointDisplays(thread *starlark.Thread, rts []targets.Resolved) []string {
 	var displays []string
 	for _, rt := range rts {
 		d := rt.Spec
@@ -111,6 +124,27 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		}
 		displays = append(displays, d)
 	}
+	return displays
+}
+
+// connectCall is one db.connect: the endpoints it resolved, the database
+// it asked for, and the handle it makes.
+type connectCall struct {
+	name     string // the builtin's, for errors
+	thread   *starlark.Thread
+	st       *runState
+	rts      []targets.Resolved // the session's endpoint first
+	rt       targets.Resolved   // rts[0]
+	displays []string           // each endpoint as shown
+	display  string             // displays, joined
+	database starlark.Value     // as given: None keeps each target's own
+	dbName   string             // database as a string ("" when None)
+	spec     map[string]any     // the handle's spec in the manifest
+	c        *Conn
+}
+
+// newConnectCall makes the handle (not yet open) and its spec.
+func newConnectCall(thread *starlark.Thread, name string, rts []targets.Resolved, displays []string, database starlark.Value, dbName string) *connectCall {
 	rt, display := rts[0], strings.Join(displays, ", ")
 	st := stateOf(thread)
 	c := &Conn{id: st.newHandleID(), target: rt.Key(), display: display}
@@ -118,79 +152,96 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if len(rts) > 1 {
 		spec["endpoints"] = displays
 	}
-	info := runner.StepInfo{Builtin: "db.connect", Args: spec, Text: "connect " + display}
-	// configs resolves every endpoint (starting servers when a target is one).
-	configs := func(s *runner.Step) ([]*mysql.Config, map[string]any, error) {
-		var cfgs []*mysql.Config
-		var first map[string]any
-		for i, rt := range rts {
-			cfg, serverInfo, err := st.configFor(s.Context(), thread, rt)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, displays[i]), err)
-			}
-			if database != starlark.None {
-				cfg = cfg.Clone()
-				cfg.DBName = dbName
-			}
-			if i == 0 {
-				first = serverInfo
-			}
-			cfgs = append(cfgs, cfg)
-		}
-		return cfgs, first, nil
+	return &connectCall{
+		name: name, thread: thread, st: st, rts: rts, rt: rt, displays: displays, display: display,
+		database: database, dbName: dbName, spec: spec, c: c,
 	}
-	return runner.HostOf(thread).Step(info, runner.Action{
-		Run: func(s *runner.Step) (runner.Outcome, error) {
-			cfgs, serverInfo, err := configs(s)
-			if err != nil {
-				return runner.Outcome{}, err
-			}
-			conn, err := db.Open(s.Context(), cfgs[0])
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, displays[0]), err)
-			}
-			c.conn, c.cfgs = conn, cfgs
-			if rt.Target.Kind != targets.KindDSN && len(cfgs) == 1 {
-				c.display = db.Redacted(cfgs[0])
-			}
-			st.mu.Lock()
-			st.conns = append(st.conns, c)
-			st.mu.Unlock()
-			version, err := st.recordTarget(s.Context(), thread, rt, c, serverInfo)
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", b.Name(), describeTarget(rt, display), err)
-			}
-			return runner.Outcome{
-				Value:  c,
-				Record: map[string]any{"server_version": version, "dsn": c.display},
-				Handle: &runner.HandleSpec{Kind: "db", ID: c.id, Spec: spec},
-			}, nil
-		},
-		Placeholder: func(*runner.Step) starlark.Value {
-			// Nothing connects: the database is known when the plan or a
-			// DSN names it (a dry run shows it in equivalent commands).
-			c.pending.Database = dbName
-			if database == starlark.None && rt.Target.Kind == targets.KindDSN {
-				if cfg, err := db.ParseDSN(rt.Spec); err == nil {
-					c.pending.Database = cfg.DBName
-				}
-			}
-			return c
-		},
-		Replay: func(s *runner.Step, _ json.RawMessage) (starlark.Value, error) {
-			// Resumed: the handle opens again, lazily, on the targets given now.
-			cfgs, _, err := configs(s)
-			if err != nil {
-				return nil, err
-			}
-			c.cfgs = cfgs
-			c.pending = db.Session{Database: cfgs[0].DBName}
-			st.mu.Lock()
-			st.conns = append(st.conns, c)
-			st.mu.Unlock()
-			return c, nil
-		},
-	})
+}
+
+// configs resolves every endpoint (starting servers when a target is
+// one) and returns their configs, in the database asked for, and the
+// first endpoint's server information.
+func (cc *connectCall) configs(s *runner.Step) ([]*mysql.Config, map[string]any, error) {
+	var cfgs []*mysql.Config
+	var first map[string]any
+	for i, rt := range cc.rts {
+		cfg, serverInfo, err := cc.st.configFor(s.Context(), cc.thread, rt)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: target %s: %w", cc.name, describeTarget(rt, cc.displays[i]), err)
+		}
+		if cc.database != starlark.None {
+			cfg = cfg.Clone()
+			cfg.DBName = cc.dbName
+		}
+		if i == 0 {
+			first = serverInfo
+		}
+		cfgs = append(cfgs, cfg)
+	}
+	return cfgs, first, nil
+}
+
+// open is the step's run: it connects to the first endpoint, registers
+// the handle and records the target in the manifest.
+func (cc *connectCall) open(s *runner.Step) (runner.Outcome, error) {
+	cfgs, serverInfo, err := cc.configs(s)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	conn, err := db.Open(s.Context(), cfgs[0])
+	if err != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", cc.name, describeTarget(cc.rt, cc.displays[0]), err)
+	}
+	c := cc.c
+	c.conn, c.cfgs = conn, cfgs
+	if cc.rt.Target.Kind != targets.KindDSN && len(cfgs) == 1 {
+		c.display = db.Redacted(cfgs[0])
+	}
+	cc.st.addConn(c)
+	version, err := cc.st.recordTarget(s.Context(), cc.thread, cc.rt, c, serverInfo)
+	if err != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", cc.name, describeTarget(cc.rt, cc.display), err)
+	}
+	return runner.Outcome{
+		Value:  c,
+		Record: map[string]any{"server_version": version, "dsn": c.display},
+		Handle: &runner.HandleSpec{Kind: "db", ID: c.id, Spec: cc.spec},
+	}, nil
+}
+
+// placeholder is the step in a dry run: nothing connects, and the
+// database is known when the plan or a DSN names it (a dry run shows it
+// in equivalent commands).
+func (cc *connectCall) placeholder(*runner.Step) starlark.Value {
+	c := cc.c
+	c.pending.Database = cc.dbName
+	if cc.database == starlark.None && cc.rt.Target.Kind == targets.KindDSN {
+		if cfg, err := db.ParseDSN(cc.rt.Spec); err == nil {
+			c.pending.Database = cfg.DBName
+		}
+	}
+	return c
+}
+
+// replay is the step in a resumed run: the handle opens again, lazily, on
+// the targets given now.
+func (cc *connectCall) replay(s *runner.Step, _ json.RawMessage) (starlark.Value, error) {
+	cfgs, _, err := cc.configs(s)
+	if err != nil {
+		return nil, err
+	}
+	c := cc.c
+	c.cfgs = cfgs
+	c.pending = db.Session{Database: cfgs[0].DBName}
+	cc.st.addConn(c)
+	return c, nil
+}
+
+// addConn registers an open (or lazily reopened) handle with the run.
+func (st *runState) addConn(c *Conn) {
+	st.mu.Lock()
+	st.conns = append(st.conns, c)
+	st.mu.Unlock()
 }
 
 func describeTarget(rt targets.Resolved, display string) string {
@@ -374,20 +425,9 @@ func (c *Conn) query(thread *starlark.Thread, b *starlark.Builtin, args starlark
 
 // execEach is conn.exec_each(statements).
 func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var list starlark.Iterable
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "statements", &list); err != nil {
+	stmts, err := unpackStatementList(b, args, kwargs)
+	if err != nil {
 		return nil, err
-	}
-	var stmts []string
-	iter := list.Iterate()
-	defer iter.Done()
-	var v starlark.Value
-	for iter.Next(&v) {
-		s, ok := starlark.AsString(v)
-		if !ok {
-			return nil, fmt.Errorf("%s: statement %d is a %s, not a string", b.Name(), len(stmts)+1, v.Type())
-		}
-		stmts = append(stmts, s)
 	}
 	sum := sha256.Sum256([]byte(strings.Join(stmts, "\x00")))
 	info := runner.StepInfo{
@@ -396,21 +436,7 @@ func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starl
 	}
 	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := c.live(s.Context(), b.Name())
-			if err != nil {
-				return runner.Outcome{}, err
-			}
-			results := make([]starlark.Value, 0, len(stmts))
-			recorded := make([]db.ExecResult, 0, len(stmts))
-			for i, sql := range stmts {
-				res, err := conn.Exec(s.Context(), sql)
-				if err != nil {
-					return runner.Outcome{}, fmt.Errorf("%s: statement %d of %d: %w", b.Name(), i+1, len(stmts), err)
-				}
-				recorded = append(recorded, res)
-				results = append(results, execResultValue(res, false))
-			}
-			return runner.Outcome{Value: starlark.NewList(results), Record: recorded}, nil
+			return c.execStatements(s, b.Name(), stmts)
 		},
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			var recorded []db.ExecResult
@@ -437,6 +463,47 @@ func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starl
 			return starlark.NewList(results)
 		},
 	})
+}
+
+// unpackStatementList unpacks exec_each's one argument, an iterable of
+// statements that must all be strings.
+func unpackStatementList(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) ([]string, error) {
+	var list starlark.Iterable
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "statements", &list); err != nil {
+		return nil, err
+	}
+	var stmts []string
+	iter := list.Iterate()
+	defer iter.Done()
+	var v starlark.Value
+	for iter.Next(&v) {
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return nil, fmt.Errorf("%s: statement %d is a %s, not a string", b.Name(), len(stmts)+1, v.Type())
+		}
+		stmts = append(stmts, s)
+	}
+	return stmts, nil
+}
+
+// execStatements runs exec_each's statements in order on the open
+// connection, stopping at the first error; name is the builtin's.
+func (c *Conn) execStatements(s *runner.Step, name string, stmts []string) (runner.Outcome, error) {
+	conn, err := c.live(s.Context(), name)
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	results := make([]starlark.Value, 0, len(stmts))
+	recorded := make([]db.ExecResult, 0, len(stmts))
+	for i, sql := range stmts {
+		res, err := conn.Exec(s.Context(), sql)
+		if err != nil {
+			return runner.Outcome{}, fmt.Errorf("%s: statement %d of %d: %w", name, i+1, len(stmts), err)
+		}
+		recorded = append(recorded, res)
+		results = append(results, execResultValue(res, false))
+	}
+	return runner.Outcome{Value: starlark.NewList(results), Record: recorded}, nil
 }
 
 // summarizeStatements shows the first statements of a batch in step lists.

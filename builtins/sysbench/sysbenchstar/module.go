@@ -88,110 +88,173 @@ type call struct {
 // parseCall reads conn (and workload when wantWorkload) positionally or
 // by keyword, and every other keyword as a sysbench option.
 func parseCall(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, wantWorkload bool) (*call, error) {
-	c := &call{workload: "oltp_read_write", given: map[string]string{}, tags: map[string]string{}}
-	profile := sysbench.Profile1020
+	p := &callParser{
+		c:       &call{workload: "oltp_read_write", given: map[string]string{}, tags: map[string]string{}},
+		name:    b.Name(),
+		profile: sysbench.Profile1020,
+	}
+	if err := p.positional(args, wantWorkload); err != nil {
+		return nil, err
+	}
+	for _, item := range kwargs {
+		if err := p.keyword(string(item[0].(starlark.String)), item[1]); err != nil {
+			return nil, err
+		}
+	}
+	conn, err := p.connection()
+	if err != nil {
+		return nil, err
+	}
+	p.c.conn = conn
+	if err := p.setOptions(); err != nil {
+		return nil, err
+	}
+	return p.c, nil
+}
+
+// callParser reads a call's arguments into c. The connection, the
+// profile and the sysbench options are held until every argument is
+// read: the profile gives the options' defaults.
+type callParser struct {
+	c       *call
+	name    string         // the builtin's, for errors
+	connVal starlark.Value // conn as given (nil when not)
+	profile string
+	pending []pendingOption // sysbench options in keyword order
+}
+
+// pendingOption is a sysbench option given by keyword, by canonical
+// name, its value converted but not yet set.
+type pendingOption struct {
+	name  string
+	value any
+}
+
+// positional reads conn and, when wantWorkload, the workload from the
+// positional arguments.
+func (p *callParser) positional(args starlark.Tuple, wantWorkload bool) error {
 	maxPos := 1
 	if wantWorkload {
 		maxPos = 2
 	}
 	if len(args) > maxPos {
-		return nil, fmt.Errorf("%s: got %d positional arguments, want at most %d (options are keywords)", b.Name(), len(args), maxPos)
+		return fmt.Errorf("%s: got %d positional arguments, want at most %d (options are keywords)", p.name, len(args), maxPos)
 	}
-	var connVal starlark.Value
 	if len(args) > 0 {
-		connVal = args[0]
+		p.connVal = args[0]
 	}
 	if len(args) > 1 {
 		s, ok := starlark.AsString(args[1])
 		if !ok {
-			return nil, fmt.Errorf("%s: workload must be a string, not %s", b.Name(), args[1].Type())
+			return fmt.Errorf("%s: workload must be a string, not %s", p.name, args[1].Type())
 		}
-		c.workload = s
+		p.c.workload = s
 	}
-	type kv struct {
-		name  string
-		value any
+	return nil
+}
+
+// keyword reads one keyword argument: the call's own, or else a sysbench
+// option.
+func (p *callParser) keyword(name string, v starlark.Value) error {
+	switch name {
+	case "conn":
+		p.connVal = v
+	case "workload":
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return fmt.Errorf("%s: workload must be a string, not %s", p.name, v.Type())
+		}
+		p.c.workload = s
+	case "profile":
+		return p.setString(&p.profile, name, v)
+	case "if_exists":
+		return p.setString(&p.c.ifExists, name, v)
+	case "load_method":
+		return p.setString(&p.c.loadMethod, name, v)
+	case "tags":
+		return p.tags(v)
+	default:
+		return p.option(name, v)
 	}
-	var pending []kv
-	for _, item := range kwargs {
-		name := string(item[0].(starlark.String))
-		v := item[1]
-		switch name {
-		case "conn":
-			connVal = v
-		case "workload":
-			s, ok := starlark.AsString(v)
-			if !ok {
-				return nil, fmt.Errorf("%s: workload must be a string, not %s", b.Name(), v.Type())
-			}
-			c.workload = s
-		case "profile":
-			s, ok := starlark.AsString(v)
-			if !ok {
-				return nil, fmt.Errorf("%s: profile must be a string", b.Name())
-			}
-			profile = s
-		case "if_exists":
-			s, ok := starlark.AsString(v)
-			if !ok {
-				return nil, fmt.Errorf("%s: if_exists must be a string", b.Name())
-			}
-			c.ifExists = s
-		case "load_method":
-			s, ok := starlark.AsString(v)
-			if !ok {
-				return nil, fmt.Errorf("%s: load_method must be a string", b.Name())
-			}
-			c.loadMethod = s
-		case "tags":
-			d, ok := v.(*starlark.Dict)
-			if !ok {
-				return nil, fmt.Errorf("%s: tags must be a dict, not %s", b.Name(), v.Type())
-			}
-			for _, kv := range d.Items() {
-				k, ok := starlark.AsString(kv[0])
-				if !ok {
-					return nil, fmt.Errorf("%s: tag names must be strings", b.Name())
-				}
-				if s, ok := starlark.AsString(kv[1]); ok {
-					c.tags[k] = s
-				} else {
-					c.tags[k] = kv[1].String()
-				}
-			}
-		default:
-			opt, ok := sysbench.LookupOption(name)
-			if !ok {
-				return nil, fmt.Errorf("%s: unknown option %s (sysbench options are keywords with underscores: tables, table_size, range_size, rand_type, ...)", b.Name(), name)
-			}
-			value, err := optionValue(opt, v)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", b.Name(), name, err)
-			}
-			pending = append(pending, kv{opt.Name, value})
+	return nil
+}
+
+// setString sets *dst to the value of keyword name, which must be a
+// string.
+func (p *callParser) setString(dst *string, name string, v starlark.Value) error {
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return fmt.Errorf("%s: %s must be a string", p.name, name)
+	}
+	*dst = s
+	return nil
+}
+
+// tags reads tags=, a dict with string keys; a value that is not a
+// string is kept as Starlark prints it.
+func (p *callParser) tags(v starlark.Value) error {
+	d, ok := v.(*starlark.Dict)
+	if !ok {
+		return fmt.Errorf("%s: tags must be a dict, not %s", p.name, v.Type())
+	}
+	for _, kv := range d.Items() {
+		k, ok := starlark.AsString(kv[0])
+		if !ok {
+			return fmt.Errorf("%s: tag names must be strings", p.name)
+		}
+		if s, ok := starlark.AsString(kv[1]); ok {
+			p.c.tags[k] = s
+		} else {
+			p.c.tags[k] = kv[1].String()
 		}
 	}
-	conn, ok := connVal.(*dbstar.Conn)
+	return nil
+}
+
+// option reads a sysbench option given by keyword, converting its value
+// for setOptions.
+func (p *callParser) option(name string, v starlark.Value) error {
+	opt, ok := sysbench.LookupOption(name)
+	if !ok {
+		return fmt.Errorf("%s: unknown option %s (sysbench options are keywords with underscores: tables, table_size, range_size, rand_type, ...)", p.name, name)
+	}
+	value, err := optionValue(opt, v)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", p.name, name, err)
+	}
+	p.pending = append(p.pending, pendingOption{opt.Name, value})
+	return nil
+}
+
+// connection is conn, which must be a connection handle.
+func (p *callParser) connection() (*dbstar.Conn, error) {
+	conn, ok := p.connVal.(*dbstar.Conn)
 	if !ok {
 		got := "nothing"
-		if connVal != nil {
-			got = connVal.Type()
+		if p.connVal != nil {
+			got = p.connVal.Type()
 		}
-		return nil, fmt.Errorf("%s: the first argument must be a connection from db.connect(), got %s", b.Name(), got)
+		return nil, fmt.Errorf("%s: the first argument must be a connection from db.connect(), got %s", p.name, got)
 	}
-	c.conn = conn
-	c.opts = sysbench.Defaults(profile)
-	for _, p := range pending {
-		opt, _ := sysbench.LookupOption(p.name)
-		if err := opt.SetValue(&c.opts, p.value); err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	return conn, nil
+}
+
+// setOptions sets the sysbench options, in keyword order, on the
+// profile's defaults, notes each as given, and validates the result.
+func (p *callParser) setOptions() error {
+	c := p.c
+	c.opts = sysbench.Defaults(p.profile)
+	for _, o := range p.pending {
+		opt, _ := sysbench.LookupOption(o.name)
+		if err := opt.SetValue(&c.opts, o.value); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
 		}
-		c.given[p.name] = opt.Value(&c.opts) // as sysbench's command line would say it
+		c.given[o.name] = opt.Value(&c.opts) // as sysbench's command line would say it
 	}
 	if err := c.opts.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		return fmt.Errorf("%s: %w", p.name, err)
 	}
-	return c, nil
+	return nil
 }
 
 // durationOptions take "300s" or seconds and hold whole seconds.
