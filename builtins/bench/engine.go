@@ -405,32 +405,15 @@ const yieldEvery = 8 * time.Millisecond
 
 // work is one worker's loop.
 func (e *engine) work(wk *worker) {
-	opts := e.opts
 	e.bind(wk)
 	lastYield := time.Now()
 	for !e.stop.Load() {
-		var intended time.Time
-		if e.schedule != nil {
-			select {
-			case intended = <-e.schedule:
-			case <-e.stopCh:
-				return
-			}
-			if wait := time.Until(intended); wait > 0 {
-				select {
-				case <-time.After(wait):
-				case <-e.stopCh:
-					return
-				}
-			}
+		intended, ok := e.nextStart()
+		if !ok {
+			return
 		}
 		measuring := e.measuring.Load()
-		if measuring && opts.Events > 0 && e.issued.Add(1) > opts.Events {
-			// Give the slot back: a worker retrying an event after an
-			// ignored error or a reconnect may still need it. The others
-			// go on until they find no slot either.
-			e.issued.Add(-1)
-			e.stopReason.CompareAndSwap(nil, "events")
+		if !e.takeEvent(measuring) {
 			return
 		}
 		t0 := time.Now()
@@ -439,14 +422,7 @@ func (e *engine) work(wk *worker) {
 		} else if measuring && t0.Sub(intended) > lateBy {
 			wk.stats.late.Add(1)
 		}
-		open := e.schedule != nil
-		if open {
-			e.busy.Add(1) // shared by all workers: only kept where shown
-		}
-		err := wk.w.Event(e.runCtx, wk.session)
-		if open {
-			e.busy.Add(-1)
-		}
+		err := e.event(wk)
 		end := time.Now()
 		if end.Sub(lastYield) > yieldEvery {
 			// Otherwise the runtime sees one goroutine running for 10 ms
@@ -462,37 +438,93 @@ func (e *engine) work(wk *worker) {
 			wk.stats.recordEvent(end.Sub(intended), end.Sub(t0))
 			continue
 		}
-		if e.runCtx.Err() != nil {
-			return // interrupted mid-event: the event is not counted
+		if !e.afterError(wk, err, measuring, end.Sub(t0)) {
+			return
 		}
-		retry := func() {
-			if measuring && opts.Events > 0 {
-				e.issued.Add(-1) // the event runs again
-			}
-		}
-		if IsConnectionLost(err) {
-			wk.stats.recordError(LostCode, errorKind(err), end.Sub(t0))
-			if rerr := e.reconnect(wk); rerr != nil {
-				if e.stop.Load() {
-					return
-				}
-				e.fail(fmt.Errorf("%w: thread %d: %w (last error: %w)", ErrStopped, wk.id, rerr, err))
-				return
-			}
-			wk.stats.recordReconnect()
-			retry()
-			continue
-		}
-		code, isServer := db.ErrorCode(err)
-		if isServer && (opts.IgnoreAllErrors || e.ignored[code]) {
-			wk.stats.recordError(errorCode(err), errorKind(err), end.Sub(t0))
-			_, _ = wk.session.(*countingSession).s.Exec(e.runCtx, "ROLLBACK") // not counted, as in sysbench
-			retry()
-			continue
-		}
-		e.fail(fmt.Errorf("%w: thread %d: %w", ErrStopped, wk.id, err))
-		return
 	}
+}
+
+// nextStart is when the next event is meant to start: under a rate, the
+// next scheduled time, waited for (ok is false when the run stops
+// meanwhile); closed-loop, the zero time (now).
+func (e *engine) nextStart() (intended time.Time, ok bool) {
+	if e.schedule == nil {
+		return time.Time{}, true
+	}
+	select {
+	case intended = <-e.schedule:
+	case <-e.stopCh:
+		return intended, false
+	}
+	if wait := time.Until(intended); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-e.stopCh:
+			return intended, false
+		}
+	}
+	return intended, true
+}
+
+// takeEvent claims one of the events an event-limited run may count; it
+// is false when none is left.
+func (e *engine) takeEvent(measuring bool) bool {
+	if !measuring || e.opts.Events == 0 || e.issued.Add(1) <= e.opts.Events {
+		return true
+	}
+	// Give the slot back: a worker retrying an event after an ignored
+	// error or a reconnect may still need it. The others go on until
+	// they find no slot either.
+	e.issued.Add(-1)
+	e.stopReason.CompareAndSwap(nil, "events")
+	return false
+}
+
+// event runs one event of the workload on the worker's session.
+func (e *engine) event(wk *worker) error {
+	if e.schedule == nil {
+		return wk.w.Event(e.runCtx, wk.session)
+	}
+	e.busy.Add(1) // shared by all workers: only kept where shown
+	err := wk.w.Event(e.runCtx, wk.session)
+	e.busy.Add(-1)
+	return err
+}
+
+// afterError deals with an event that failed after took: a lost
+// connection is opened again, an ignored server error rolled back, and in
+// both cases the event runs again; any other error stops the run. It
+// reports whether the worker goes on.
+func (e *engine) afterError(wk *worker, err error, measuring bool, took time.Duration) bool {
+	if e.runCtx.Err() != nil {
+		return false // interrupted mid-event: the event is not counted
+	}
+	retry := func() {
+		if measuring && e.opts.Events > 0 {
+			e.issued.Add(-1) // the event runs again
+		}
+	}
+	if IsConnectionLost(err) {
+		wk.stats.recordError(LostCode, errorKind(err), took)
+		if rerr := e.reconnect(wk); rerr != nil {
+			if !e.stop.Load() {
+				e.fail(fmt.Errorf("%w: thread %d: %w (last error: %w)", ErrStopped, wk.id, rerr, err))
+			}
+			return false
+		}
+		wk.stats.recordReconnect()
+		retry()
+		return true
+	}
+	code, isServer := db.ErrorCode(err)
+	if isServer && (e.opts.IgnoreAllErrors || e.ignored[code]) {
+		wk.stats.recordError(errorCode(err), errorKind(err), took)
+		_, _ = wk.session.(*countingSession).s.Exec(e.runCtx, "ROLLBACK") // not counted, as in sysbench
+		retry()
+		return true
+	}
+	e.fail(fmt.Errorf("%w: thread %d: %w", ErrStopped, wk.id, err))
+	return false
 }
 
 // bind ties a worker's session to the run's context when it supports that:
