@@ -50,4 +50,4 @@ require (
 	gopkg.in/src-d/go-errors.v1 v1.0.0 // indirect
 )
 
-replace github.com/dolthub/go-icu-regex => ./builtins/embedded/icuregex
+replace github.com/dolthub/go-icu-regex => ./internal/embedded/icuregex

@@ -16,13 +16,13 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
 	"github.com/starbench/starbench/builtins/report/reportstar"
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
 	"github.com/starbench/starbench/builtins/yamlstar"
+	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/runner"
 )
 

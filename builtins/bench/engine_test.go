@@ -11,8 +11,8 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/embedded"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/embedded"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }
@@ -242,7 +242,7 @@ func mustExec(t *testing.T, c *db.Conn, q string) {
 	}
 }
 
-// The embedded server runs REGEXP on Go's regexp (builtins/embedded/icuregex
+// The embedded server runs REGEXP on Go's regexp (internal/embedded/icuregex
 // replaces go-mysql-server's ICU module); simple patterns must answer as
 // they do on a real server.
 func TestRegexpFunctions(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 func TestSessionNote(t *testing.T) {

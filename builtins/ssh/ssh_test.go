@@ -25,7 +25,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/starbench/starbench/builtins/ssh"
-	"github.com/starbench/starbench/builtins/ssh/sshtest"
+	"github.com/starbench/starbench/internal/testutil/sshtest"
 )
 
 func dial(t *testing.T, spec ssh.Spec) *ssh.Client {

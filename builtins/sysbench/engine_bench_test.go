@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/builtins/bench/benchtest"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/builtins/sysbench"
+	"github.com/starbench/starbench/internal/testutil/benchtest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 // benchmarkWorkload runs b.N events of a workload against the in-process

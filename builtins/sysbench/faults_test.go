@@ -14,10 +14,10 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/sandbox"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/internal/mysqlconn"
+	"github.com/starbench/starbench/internal/sandbox"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 // faultRun prepares a table on a fresh server and runs a workload in the

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/builtins/bench/benchtest"
 	"github.com/starbench/starbench/builtins/sysbench"
+	"github.com/starbench/starbench/internal/testutil/benchtest"
 )
 
 func TestParseCommandLineAsPrintedInReports(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }

@@ -9,9 +9,9 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/internal/mysqlconn"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }

@@ -17,10 +17,10 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/builtins/bench/benchtest"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/internal/mysqlconn"
+	"github.com/starbench/starbench/internal/testutil/benchtest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 // adminDB is a database/sql handle on the shared server, to set tables up

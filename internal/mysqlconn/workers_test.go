@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/builtins/bench/benchtest"
 	"github.com/starbench/starbench/internal/mysqlconn"
+	"github.com/starbench/starbench/internal/testutil/benchtest"
 )
 
 // These run the engine (bench.Run), whose workers get their sockets and Ps

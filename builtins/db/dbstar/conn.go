@@ -13,7 +13,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/targets"
+	"github.com/starbench/starbench/internal/targets"
 	"github.com/starbench/starbench/runner"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/dbstar"
-	"github.com/starbench/starbench/builtins/plantest"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/testutil/plantest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner"
 )
 

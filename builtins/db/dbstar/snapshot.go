@@ -7,7 +7,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/starbench/starbench/builtins/snapshot"
+	"github.com/starbench/starbench/builtins/db/snapshot"
 	"github.com/starbench/starbench/runner"
 )
 

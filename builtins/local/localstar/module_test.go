@@ -6,8 +6,8 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/local/localstar"
-	"github.com/starbench/starbench/builtins/plantest"
 	"github.com/starbench/starbench/builtins/yamlstar"
+	"github.com/starbench/starbench/internal/testutil/plantest"
 )
 
 func TestSnippets(t *testing.T) {

@@ -6,10 +6,10 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/db/dbstar"
-	"github.com/starbench/starbench/builtins/plantest"
 	"github.com/starbench/starbench/builtins/report/reportstar"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
+	"github.com/starbench/starbench/internal/testutil/plantest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }

@@ -14,12 +14,12 @@ import (
 
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
-	"github.com/starbench/starbench/builtins/plantest"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
-	"github.com/starbench/starbench/builtins/ssh/sshtest"
 	"github.com/starbench/starbench/builtins/yamlstar"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/testutil/plantest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/internal/testutil/sshtest"
 	"github.com/starbench/starbench/runner"
 )
 

@@ -12,9 +12,9 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/local/localstar"
-	"github.com/starbench/starbench/builtins/plantest"
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
-	"github.com/starbench/starbench/builtins/ssh/sshtest"
+	"github.com/starbench/starbench/internal/testutil/plantest"
+	"github.com/starbench/starbench/internal/testutil/sshtest"
 	"github.com/starbench/starbench/runner"
 )
 

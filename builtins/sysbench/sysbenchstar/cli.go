@@ -13,11 +13,11 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
-	"github.com/starbench/starbench/builtins/targets"
+	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/targets"
 	"github.com/starbench/starbench/runner"
 )
 

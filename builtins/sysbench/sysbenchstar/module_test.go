@@ -12,10 +12,10 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/db/dbstar"
-	"github.com/starbench/starbench/builtins/plantest"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/testutil/plantest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/starbench/starbench/builtins/sandbox"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/sandbox"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 func TestSandboxLifecycle(t *testing.T) {

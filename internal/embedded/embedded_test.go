@@ -10,7 +10,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
-	"github.com/starbench/starbench/builtins/embedded"
+	"github.com/starbench/starbench/internal/embedded"
 )
 
 // Several ANALYZE TABLE at once, while other sessions query, must neither

@@ -15,8 +15,8 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/embedded"
-	"github.com/starbench/starbench/builtins/sandbox"
+	"github.com/starbench/starbench/internal/embedded"
+	"github.com/starbench/starbench/internal/sandbox"
 )
 
 // Server is an opened target.

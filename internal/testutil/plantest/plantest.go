@@ -23,7 +23,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
 )

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/starbench/starbench/builtins/sandbox"
+	"github.com/starbench/starbench/internal/sandbox"
 )
 
 var shared struct {

@@ -26,8 +26,8 @@ import (
 	xssh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
 	"github.com/starbench/starbench/builtins/ssh"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 // Missing explains what to install when sshd is not found.
