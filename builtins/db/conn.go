@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/starbench/starbench/internal/sqltext"
 )
 
 // Conn is a connection pool with one pinned session. Exec and Query run on
@@ -309,7 +311,7 @@ func (c *Conn) Version(ctx context.Context) (string, error) {
 func (c *Conn) Variables(ctx context.Context, like string) (map[string]string, error) {
 	q := "SHOW GLOBAL VARIABLES"
 	if like != "" {
-		q += " LIKE " + QuoteString(like)
+		q += " LIKE " + sqltext.QuoteString(like)
 	}
 	rs, err := c.Query(ctx, q)
 	if err != nil {
@@ -395,7 +397,7 @@ func (c *Conn) AnalyzeTable(ctx context.Context, schema, table string) ([]Analyz
 	if !strings.Contains(table, ".") && schema != "" {
 		name = schema + "." + table
 	}
-	rs, err := queryOn(ctx, pool, "ANALYZE TABLE "+QuoteTableName(name))
+	rs, err := queryOn(ctx, pool, "ANALYZE TABLE "+sqltext.QuoteTableName(name))
 	if err != nil {
 		return nil, err
 	}
@@ -413,29 +415,10 @@ func (c *Conn) AnalyzeTable(ctx context.Context, schema, table string) ([]Analyz
 	return out, nil
 }
 
-// QuoteString returns s as a single-quoted SQL string literal.
-func QuoteString(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\x00", `\0`, "\n", `\n`, "\r", `\r`, "\x1a", `\Z`)
-	return "'" + r.Replace(s) + "'"
-}
-
-// QuoteIdent returns a backquoted identifier.
-func QuoteIdent(name string) string {
-	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
-}
-
-// QuoteTableName quotes "table" or "schema.table".
-func QuoteTableName(name string) string {
-	if schema, table, ok := strings.Cut(name, "."); ok {
-		return QuoteIdent(schema) + "." + QuoteIdent(table)
-	}
-	return QuoteIdent(name)
-}
-
-// DecodeResultSet reads back a ResultSet written as JSON (a journal
-// record), restoring the Go types Query gave: integers, floats by column
-// type, bytes for binary columns, NULL as nil.
-func DecodeResultSet(data []byte) (*ResultSet, error) {
+// UnmarshalJSON reads back a ResultSet written as JSON (a journal record),
+// restoring the Go types Query gave: integers, floats by column type,
+// bytes for binary columns, NULL as nil.
+func (rs *ResultSet) UnmarshalJSON(data []byte) error {
 	var raw struct {
 		Columns []string `json:"columns"`
 		Types   []string `json:"types"`
@@ -444,9 +427,9 @@ func DecodeResultSet(data []byte) (*ResultSet, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("recorded rows: %w", err)
+		return fmt.Errorf("recorded rows: %w", err)
 	}
-	rs := &ResultSet{Columns: raw.Columns, Types: raw.Types, Rows: make([][]any, len(raw.Rows))}
+	*rs = ResultSet{Columns: raw.Columns, Types: raw.Types, Rows: make([][]any, len(raw.Rows))}
 	for i, row := range raw.Rows {
 		out := make([]any, len(row))
 		for j, v := range row {
@@ -456,13 +439,13 @@ func DecodeResultSet(data []byte) (*ResultSet, error) {
 			}
 			decoded, err := decodeValue(typeName, v)
 			if err != nil {
-				return nil, fmt.Errorf("recorded rows: row %d column %d: %w", i+1, j+1, err)
+				return fmt.Errorf("recorded rows: row %d column %d: %w", i+1, j+1, err)
 			}
 			out[j] = decoded
 		}
 		rs.Rows[i] = out
 	}
-	return rs, nil
+	return nil
 }
 
 func decodeValue(typeName string, v any) (any, error) {

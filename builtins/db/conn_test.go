@@ -12,6 +12,7 @@ import (
 
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/internal/embedded"
+	"github.com/starbench/starbench/internal/sqltext"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
@@ -31,10 +32,10 @@ func openTargets(t *testing.T) map[string]*db.Conn {
 	}
 	defer admin.Close()
 	name := "t_" + t.Name()
-	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+db.QuoteIdent(name)); err != nil {
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+sqltext.QuoteIdent(name)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db.QuoteIdent(name)); err != nil {
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+sqltext.QuoteIdent(name)); err != nil {
 		t.Fatal(err)
 	}
 	cfg := maria.Config()

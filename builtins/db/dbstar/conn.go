@@ -13,6 +13,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/sqltext"
 	"github.com/starbench/starbench/internal/targets"
 	"github.com/starbench/starbench/runner"
 )
@@ -413,8 +414,8 @@ func (c *Conn) query(thread *starlark.Thread, b *starlark.Builtin, args starlark
 			return placeholderRows(s)
 		},
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
-			rs, err := db.DecodeResultSet(raw)
-			if err != nil {
+			rs := &db.ResultSet{}
+			if err := json.Unmarshal(raw, rs); err != nil {
 				return nil, err
 			}
 			c.noteSession(sql)
@@ -675,7 +676,7 @@ func (c *Conn) variables(thread *starlark.Thread, b *starlark.Builtin, args star
 	}
 	text := "SHOW GLOBAL VARIABLES"
 	if like != "" {
-		text += " LIKE " + db.QuoteString(like)
+		text += " LIKE " + sqltext.QuoteString(like)
 	}
 	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.variables", Text: text, Handle: c.id, Args: map[string]any{"like": like}}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {

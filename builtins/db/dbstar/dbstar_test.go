@@ -92,7 +92,7 @@ def main(p):
 		t.Errorf("SET SESSION not marked as session state: %s", ends["4"].Result)
 	}
 	var rs db.ResultSet
-	if err := json.Unmarshal(ends["5"].Result, &rs); err != nil || len(rs.Rows) != 1 || rs.Rows[0][0] != float64(2) {
+	if err := json.Unmarshal(ends["5"].Result, &rs); err != nil || len(rs.Rows) != 1 || rs.Rows[0][0] != int64(2) { // read back with its type
 		t.Errorf("query result: %s", ends["5"].Result)
 	}
 

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/go-multierror"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/sqltext"
 )
 
 // Table is one table's state in a snapshot.
@@ -64,7 +65,7 @@ func Engine(ctx context.Context, conn *db.Conn) (string, error) {
 
 // Checksum computes a table's checksum the way the engine offers.
 func Checksum(ctx context.Context, conn *db.Conn, engine, schema, table string) (string, error) {
-	name := db.QuoteIdent(schema) + "." + db.QuoteIdent(table)
+	name := sqltext.QuoteIdent(schema) + "." + sqltext.QuoteIdent(table)
 	if engine == "tidb" {
 		rs, err := conn.PoolQuery(ctx, "ADMIN CHECKSUM TABLE "+name)
 		if err != nil {
@@ -132,8 +133,8 @@ func forEach(n, parallel int, fn func(i int) error) error {
 
 // copyTable makes dst an exact copy of src: definition, rows, counter.
 func copyTable(ctx context.Context, conn *db.Conn, srcSchema, dstSchema string, t Table) (int64, error) {
-	src := db.QuoteIdent(srcSchema) + "." + db.QuoteIdent(t.Name)
-	dst := db.QuoteIdent(dstSchema) + "." + db.QuoteIdent(t.Name)
+	src := sqltext.QuoteIdent(srcSchema) + "." + sqltext.QuoteIdent(t.Name)
+	dst := sqltext.QuoteIdent(dstSchema) + "." + sqltext.QuoteIdent(t.Name)
 	for _, q := range []string{"DROP TABLE IF EXISTS " + dst, "CREATE TABLE " + dst + " LIKE " + src} {
 		if _, err := conn.PoolExec(ctx, q); err != nil {
 			return 0, err
@@ -176,7 +177,7 @@ func Take(ctx context.Context, conn *db.Conn, schema, store string, o Options) (
 	if len(list) == 0 {
 		return nil, fmt.Errorf("schema %s has no tables to snapshot", schema)
 	}
-	for _, q := range []string{"DROP DATABASE IF EXISTS " + db.QuoteIdent(store), "CREATE DATABASE " + db.QuoteIdent(store)} {
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + sqltext.QuoteIdent(store), "CREATE DATABASE " + sqltext.QuoteIdent(store)} {
 		if _, err := conn.PoolExec(ctx, q); err != nil {
 			return nil, fmt.Errorf("snapshot %s: make the snapshot schema %s anew: %w", schema, store, err)
 		}
@@ -232,7 +233,7 @@ func Restore(ctx context.Context, conn *db.Conn, snap *Snapshot, o Options) (*Re
 	}
 	for _, t := range current {
 		if !saved[t.Name] {
-			if _, err := conn.PoolExec(ctx, "DROP TABLE "+db.QuoteIdent(snap.Schema)+"."+db.QuoteIdent(t.Name)); err != nil {
+			if _, err := conn.PoolExec(ctx, "DROP TABLE "+sqltext.QuoteIdent(snap.Schema)+"."+sqltext.QuoteIdent(t.Name)); err != nil {
 				return nil, fmt.Errorf("restore %s: drop %s.%s, made after the snapshot: %w", snap.Schema, snap.Schema, t.Name, err)
 			}
 			res.Dropped = append(res.Dropped, t.Name)

@@ -23,6 +23,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/sqltext"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
@@ -80,7 +81,7 @@ func MariaDBTarget(t testing.TB, name string) (dsn, password string) {
 	if len(dbName) > 64 {
 		dbName = dbName[:64]
 	}
-	for _, q := range []string{"DROP DATABASE IF EXISTS " + db.QuoteIdent(dbName), "CREATE DATABASE " + db.QuoteIdent(dbName)} {
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + sqltext.QuoteIdent(dbName), "CREATE DATABASE " + sqltext.QuoteIdent(dbName)} {
 		if _, err := admin.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
