@@ -12,48 +12,18 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/testutil/benchtest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }
-
-// queryWorkload runs one statement per event through a prepared statement.
-type queryWorkload struct {
-	query   string
-	isRead  bool
-	workers atomic.Int64
-}
-
-func (q *queryWorkload) Meta() results.Meta { return results.Meta{Name: "query", Version: "1"} }
-func (q *queryWorkload) NewWorker(id int, seed uint64) (bench.Worker, error) {
-	q.workers.Add(1)
-	return &queryWorker{q: q}, nil
-}
-
-type queryWorker struct {
-	q  *queryWorkload
-	st bench.Stmt
-}
-
-func (w *queryWorker) Prepare(ctx context.Context, s bench.Session) (err error) {
-	w.st, err = s.Prepare(ctx, w.q.query)
-	return err
-}
-
-func (w *queryWorker) Event(ctx context.Context, s bench.Session) error {
-	if w.q.isRead {
-		return w.st.Query(ctx)
-	}
-	_, err := w.st.Exec(ctx)
-	return err
-}
 
 func connector(t *testing.T) *bench.SQLConnector {
 	return bench.NewSQLConnector(sandboxtest.Shared(t).Config(), bench.PSAuto)
 }
 
 func TestEventLimitIsExact(t *testing.T) {
-	res, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT 1", isRead: true}, connector(t),
+	res, err := bench.Run(context.Background(), &benchtest.QueryWorkload{Query: "SELECT 1", Read: true}, connector(t),
 		bench.Options{Threads: 4, Events: 1000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +49,7 @@ func TestTimeLimitAndIntervals(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%v %d", iv.End.Round(100*time.Millisecond), iv.Counts.Events))
 	})
 	start := time.Now()
-	res, err := bench.Run(context.Background(), &queryWorkload{query: "DO 1"}, connector(t),
+	res, err := bench.Run(context.Background(), &benchtest.QueryWorkload{Query: "DO 1"}, connector(t),
 		bench.Options{Threads: 2, Time: 1500 * time.Millisecond, Interval: 500 * time.Millisecond}, sink)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +92,7 @@ func TestIgnoredAndFatalErrors(t *testing.T) {
 // Threads that fail to start the same way are one line of the error,
 // which still carries the server's error code.
 func TestStartErrorsAreGroupedByMessage(t *testing.T) {
-	_, err := bench.Run(context.Background(), &queryWorkload{query: "SELEKT 1"}, connector(t), bench.Options{Threads: 8, Events: 8})
+	_, err := bench.Run(context.Background(), &benchtest.QueryWorkload{Query: "SELEKT 1"}, connector(t), bench.Options{Threads: 8, Events: 8})
 	if err == nil {
 		t.Fatal("a statement that does not parse was prepared")
 	}
@@ -208,7 +178,7 @@ func TestCancelStopsPromptly(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
-	res, err := bench.Run(ctx, &queryWorkload{query: "SELECT SLEEP(0.05)", isRead: true}, conn,
+	res, err := bench.Run(ctx, &benchtest.QueryWorkload{Query: "SELECT SLEEP(0.05)", Read: true}, conn,
 		bench.Options{Threads: 3, Time: time.Minute})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/testutil/benchtest"
 )
 
 // recordingHook notes when it was started and stopped.
@@ -48,7 +49,7 @@ func TestRunStepWritesTheFolder(t *testing.T) {
 		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
 			log = append(log, "run")
 			fmt.Fprintln(w, "header with the secret hunter2")
-			return bench.Run(ctx, &queryWorkload{query: "SELECT 1", isRead: true}, conn,
+			return bench.Run(ctx, &benchtest.QueryWorkload{Query: "SELECT 1", Read: true}, conn,
 				bench.Options{Threads: 2, Time: 1200 * time.Millisecond, Interval: 500 * time.Millisecond, Seed: 9}, sinks...)
 		},
 		Workload: "query", Threads: 2, Total: 1.2, Percentile: 95, Seed: 9,
@@ -94,7 +95,7 @@ func TestRunStepKeepsAFailedRun(t *testing.T) {
 	boom := errors.New("server gone, password hunter2")
 	step := bench.Step{
 		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
-			res, err := bench.Run(ctx, &queryWorkload{query: "SELECT 1", isRead: true}, connector(t), bench.Options{Threads: 1, Events: 20, Seed: 1}, sinks...)
+			res, err := bench.Run(ctx, &benchtest.QueryWorkload{Query: "SELECT 1", Read: true}, connector(t), bench.Options{Threads: 1, Events: 20, Seed: 1}, sinks...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,14 +3,12 @@ package mysqlconn_test
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/internal/mysqlconn"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
@@ -20,37 +18,6 @@ func TestMain(m *testing.M) { sandboxtest.Main(m) }
 // package) on the shared server.
 func connector(t *testing.T) *bench.SQLConnector {
 	return bench.NewSQLConnector(sandboxtest.Shared(t).Config(), bench.PSAuto)
-}
-
-// queryWorkload runs one statement per event through a prepared statement.
-type queryWorkload struct {
-	query   string
-	isRead  bool
-	workers atomic.Int64
-}
-
-func (q *queryWorkload) Meta() results.Meta { return results.Meta{Name: "query", Version: "1"} }
-func (q *queryWorkload) NewWorker(id int, seed uint64) (bench.Worker, error) {
-	q.workers.Add(1)
-	return &queryWorker{q: q}, nil
-}
-
-type queryWorker struct {
-	q  *queryWorkload
-	st bench.Stmt
-}
-
-func (w *queryWorker) Prepare(ctx context.Context, s bench.Session) (err error) {
-	w.st, err = s.Prepare(ctx, w.q.query)
-	return err
-}
-
-func (w *queryWorker) Event(ctx context.Context, s bench.Session) error {
-	if w.q.isRead {
-		return w.st.Query(ctx)
-	}
-	_, err := w.st.Exec(ctx)
-	return err
 }
 
 // A prepared statement's Query reads its whole result (here ~200 KB) so

@@ -25,7 +25,7 @@ func TestCancelInterruptsABlockedQuery(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(2*time.Second, cancel) // after the connections are made
 		start := time.Now()
-		res, err := bench.Run(ctx, &queryWorkload{query: "SELECT SLEEP(30)", isRead: true}, connector(t),
+		res, err := bench.Run(ctx, &benchtest.QueryWorkload{Query: "SELECT SLEEP(30)", Read: true}, connector(t),
 			bench.Options{Threads: threads, Time: time.Minute})
 		took := time.Since(start)
 		if err != nil {
@@ -52,7 +52,7 @@ func TestWaitingWorkersLeaveTheRuntimeResponsive(t *testing.T) {
 	runtime.GC()
 	done, started := make(chan error, 1), make(chan struct{})
 	go func() {
-		_, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT SLEEP(2)", isRead: true}, conn,
+		_, err := bench.Run(context.Background(), &benchtest.QueryWorkload{Query: "SELECT SLEEP(2)", Read: true}, conn,
 			bench.Options{Threads: threads, Events: int64(threads), Started: func() { close(started) }})
 		done <- err
 	}()
@@ -93,7 +93,7 @@ func TestInProcessServerKeepsItsPs(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	threads := before + 2
 	during := 0
-	res, err := bench.Run(context.Background(), &queryWorkload{query: "SELECT 1", isRead: true}, bench.NewSQLConnector(r.Config(), bench.PSAuto),
+	res, err := bench.Run(context.Background(), &benchtest.QueryWorkload{Query: "SELECT 1", Read: true}, bench.NewSQLConnector(r.Config(), bench.PSAuto),
 		bench.Options{Threads: threads, Events: 1000, Started: func() { during = runtime.GOMAXPROCS(0) }})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package sshstar_test
 
 import (
 	"bufio"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,7 +49,7 @@ func TestSnippets(t *testing.T) {
 					}
 					opts.Params = []string{"hosts=" + strings.Join(addrs, ","), "key_files=" + strings.Join(keys, ","), "known_hosts=" + strings.Join(known, ",")}
 				}
-				checkSnippet(t, s, plantest.Evaluate(t, path, target, modules, opts))
+				plantest.Check(t, s, plantest.Evaluate(t, path, target, modules, opts))
 			})
 		}
 	}
@@ -75,29 +74,4 @@ func hostsWanted(t *testing.T, path string) int {
 		}
 	}
 	return 0
-}
-
-// checkSnippet checks an evaluation against the snippet's header, as
-// plantest.RunSnippets does.
-func checkSnippet(t *testing.T, s plantest.Snippet, r plantest.Result) {
-	t.Helper()
-	if s.WantError == "" {
-		if r.Err != nil {
-			t.Fatalf("%s\noutput:\n%s", plantest.Backtrace(r.Err), r.Stdout)
-		}
-		return
-	}
-	if r.Err == nil {
-		t.Fatalf("want error %q, the plan succeeded", s.WantError)
-	}
-	var evalErr *starlark.EvalError
-	if !errors.As(r.Err, &evalErr) {
-		t.Fatalf("want a Starlark error, got %T: %v", r.Err, r.Err)
-	}
-	if !strings.Contains(evalErr.Msg, s.WantError) {
-		t.Errorf("error %q does not contain %q", evalErr.Msg, s.WantError)
-	}
-	if s.WantTrace != "" && !strings.Contains(evalErr.Backtrace(), s.WantTrace) {
-		t.Errorf("backtrace lacks %q:\n%s", s.WantTrace, evalErr.Backtrace())
-	}
 }

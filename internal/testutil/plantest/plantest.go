@@ -142,13 +142,15 @@ func RunSnippets(t *testing.T, glob string, modules starlark.StringDict) {
 		for _, target := range s.Targets {
 			t.Run(strings.TrimSuffix(filepath.Base(path), ".star")+"/"+target, func(t *testing.T) {
 				r := Evaluate(t, path, target, modules, runner.Options{})
-				check(t, s, r)
+				Check(t, s, r)
 			})
 		}
 	}
 }
 
-func check(t *testing.T, s Snippet, r Result) {
+// Check fails the test when an evaluation does not meet the snippet's
+// header: success, or the error and backtrace it wants.
+func Check(t *testing.T, s Snippet, r Result) {
 	t.Helper()
 	if s.WantError == "" {
 		if r.Err != nil {
