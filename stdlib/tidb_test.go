@@ -12,8 +12,8 @@ import (
 
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
-	"github.com/starbench/starbench/builtins/plantest"
 	"github.com/starbench/starbench/builtins/yamlstar"
+	"github.com/starbench/starbench/internal/testutil/plantest"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
 )

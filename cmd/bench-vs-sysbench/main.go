@@ -49,7 +49,7 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/report"
-	"github.com/starbench/starbench/builtins/sandbox"
+	"github.com/starbench/starbench/internal/sandbox"
 )
 
 type point struct {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/sandbox/sandboxtest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 // With the password sbtest (sysbench's user, database and table prefix),

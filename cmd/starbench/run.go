@@ -11,7 +11,7 @@ import (
 
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/builtins/targets"
+	"github.com/starbench/starbench/internal/targets"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
 )
