@@ -52,6 +52,20 @@ type Worker interface {
 	Event(ctx context.Context, s Session) error
 }
 
+// Kinded is a Workload whose events are of several kinds (TPC-C's five
+// transactions). Its workers are KindReporters, and the engine keeps each
+// kind's events, errors and latencies (Result.Kinds, Interval.Kinds).
+type Kinded interface {
+	Kinds() []string
+}
+
+// KindReporter is a worker of a Kinded workload: after each Event, whether
+// it succeeded or failed, Kind says which kind of event it was, as an index
+// into the workload's Kinds.
+type KindReporter interface {
+	Kind() int
+}
+
 // Finisher is a Worker that has work to do after its last event, such as
 // flushing a buffered bulk insert.
 type Finisher interface {
