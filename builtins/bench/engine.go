@@ -143,6 +143,28 @@ type Interval struct {
 	Partial bool
 	Queue   int // events waiting to start (open loop)
 	Busy    int // workers inside an event at the interval's end (open loop)
+	// Kinds are a Kinded workload's events by kind, in the order of its
+	// Kinds: this interval's counts and latencies (µs).
+	Kinds []KindInterval
+}
+
+// KindInterval is one kind of event's share of an interval.
+type KindInterval struct {
+	KindCounts
+	Latency *hdr.Histogram
+}
+
+// KindResult is one kind of event's share of a run (a Kinded workload).
+type KindResult struct {
+	Name string
+	KindCounts
+	Latency                            *hdr.Histogram // µs
+	MinLatency, MaxLatency, SumLatency time.Duration  // exact
+}
+
+// Summary is the kind's latency in milliseconds with the percentiles asked for.
+func (k *KindResult) Summary(percentiles ...float64) results.LatencySummary {
+	return latencySummary(k.Latency, k.MinLatency, k.MaxLatency, k.SumLatency, k.Events, percentiles)
 }
 
 // Seconds is the interval's length.
@@ -186,16 +208,22 @@ type Result struct {
 	StartTime  time.Time
 	Interval   time.Duration // statistics interval
 	Stopped    string        // "time", "events", "interrupted"
+	Kinds      []KindResult  // a Kinded workload's events by kind
 }
 
 // Summary reduces the latencies to milliseconds and the percentiles asked for.
 func (r *Result) Summary(percentiles ...float64) results.LatencySummary {
+	return latencySummary(r.Latency, r.MinLatency, r.MaxLatency, r.SumLatency, r.Counts.Events, percentiles)
+}
+
+// latencySummary reduces a histogram and its exact extremes to milliseconds.
+func latencySummary(h *hdr.Histogram, minLat, maxLat, sumLat time.Duration, events int64, percentiles []float64) results.LatencySummary {
 	s := results.LatencySummary{
-		MinMS: ms(r.MinLatency), MaxMS: ms(r.MaxLatency), SumMS: ms(r.SumLatency),
-		Percentiles: percentilesOf(r.Latency, summaryPercentiles(percentiles...)),
+		MinMS: ms(minLat), MaxMS: ms(maxLat), SumMS: ms(sumLat),
+		Percentiles: percentilesOf(h, summaryPercentiles(percentiles...)),
 	}
-	if r.Counts.Events > 0 {
-		s.AvgMS = s.SumMS / float64(r.Counts.Events)
+	if events > 0 {
+		s.AvgMS = s.SumMS / float64(events)
 		// A histogram bucket reports its upper edge; no latency exceeded
 		// the exact maximum, nor fell below the exact minimum.
 		for k, v := range s.Percentiles {
@@ -228,8 +256,18 @@ func WorkerSeed(runSeed int64, id int) uint64 {
 type worker struct {
 	id      int
 	w       Worker
-	session Session // counts every query into stats
+	kind    KindReporter // w, when the workload is Kinded
+	session Session      // counts every query into stats
 	stats   *workerStats
+}
+
+// lastKind is the kind of the worker's last event, -1 when the workload
+// has no kinds.
+func (wk *worker) lastKind() int {
+	if wk.kind == nil {
+		return -1
+	}
+	return wk.kind.Kind()
 }
 
 // Run executes the workload until the time or event limit, or until ctx is
@@ -304,6 +342,11 @@ func newEngine(ctx, runCtx context.Context, cancel context.CancelFunc, wl Worklo
 	}
 	e.res = &Result{Meta: wl.Meta(), Threads: opts.Threads, ErrorCodes: map[string]int64{}, ErrorKinds: map[string]int64{},
 		Latency: NewHistogram(), Service: NewHistogram(), Interval: opts.Interval, Rate: opts.Rate, Warmup: opts.Warmup}
+	if k, ok := wl.(Kinded); ok {
+		for _, name := range k.Kinds() {
+			e.res.Kinds = append(e.res.Kinds, KindResult{Name: name, Latency: NewHistogram()})
+		}
+	}
 	e.tick = newTicker(e.res, workers, opts, sinks)
 	if opts.Rate > 0 {
 		backlog := int(opts.Rate * 2)
@@ -449,7 +492,7 @@ func (e *engine) work(wk *worker) {
 			lastYield = end
 		}
 		if err == nil {
-			wk.stats.recordEvent(end.Sub(intended), end.Sub(t0))
+			wk.stats.recordEvent(end.Sub(intended), end.Sub(t0), wk.lastKind())
 			continue
 		}
 		if !e.afterError(wk, err, measuring, end.Sub(t0)) {
@@ -519,7 +562,7 @@ func (e *engine) afterError(wk *worker, err error, measuring bool, took time.Dur
 		}
 	}
 	if IsConnectionLost(err) {
-		wk.stats.recordError(LostCode, errorKind(err), took)
+		wk.stats.recordError(LostCode, errorKind(err), took, wk.lastKind())
 		if rerr := e.reconnect(wk); rerr != nil {
 			if !e.stop.Load() {
 				e.fail(fmt.Errorf("%w: thread %d: %w (last error: %w)", ErrStopped, wk.id, rerr, err))
@@ -532,7 +575,7 @@ func (e *engine) afterError(wk *worker, err error, measuring bool, took time.Dur
 	}
 	code, isServer := db.ErrorCode(err)
 	if isServer && (e.opts.IgnoreAllErrors || e.ignored[code]) {
-		wk.stats.recordError(errorCode(err), errorKind(err), took)
+		wk.stats.recordError(errorCode(err), errorKind(err), took, wk.lastKind())
 		_, _ = wk.session.(*countingSession).s.Exec(e.runCtx, "ROLLBACK") // not counted, as in sysbench
 		retry()
 		return true
@@ -613,12 +656,23 @@ func (e *engine) scheduler() {
 
 func startWorkers(ctx context.Context, wl Workload, conn Connector, opts Options) ([]*worker, error) {
 	workers := make([]*worker, opts.Threads)
+	kinds := 0
+	if k, ok := wl.(Kinded); ok {
+		kinds = len(k.Kinds())
+	}
 	for i := range workers {
 		w, err := wl.NewWorker(i, WorkerSeed(opts.Seed, i))
 		if err != nil {
 			return nil, err
 		}
-		workers[i] = &worker{id: i, w: w, stats: newWorkerStats(opts.Rate > 0, opts.Threads <= denseHistogramThreads)}
+		workers[i] = &worker{id: i, w: w, stats: newWorkerStats(opts.Rate > 0, opts.Threads <= denseHistogramThreads, kinds)}
+		if kinds > 0 {
+			kr, ok := w.(KindReporter)
+			if !ok {
+				return nil, fmt.Errorf("the workload has kinds of events but its worker %T does not report them (KindReporter)", w)
+			}
+			workers[i].kind = kr
+		}
 	}
 	parallel := opts.ConnectParallel
 	if parallel <= 0 {
@@ -669,6 +723,7 @@ type ticker struct {
 	measuring bool
 	start     time.Time // when counting began (after any warmup)
 	last      Counts
+	lastKinds []KindCounts
 	lastEnd   time.Duration
 	done      chan struct{}
 	dropped   atomic.Int64
@@ -696,7 +751,10 @@ func (t *ticker) reset(now time.Time) {
 	t.res.Service.Reset()
 	t.res.Intervals = nil
 	t.res.StartTime = now
-	t.start, t.last, t.lastEnd = now, Counts{}, 0
+	t.start, t.last, t.lastKinds, t.lastEnd = now, Counts{}, nil, 0
+	for i := range t.res.Kinds {
+		t.res.Kinds[i].Latency.Reset()
+	}
 	t.dropped.Store(0)
 	t.measuring = true
 }
@@ -707,8 +765,12 @@ func (t *ticker) collect(queue, busy int) {
 	defer t.mu.Unlock()
 	if !t.measuring {
 		discard := NewHistogram()
+		kinds := make([]*hdr.Histogram, len(t.res.Kinds))
+		for i := range kinds {
+			kinds[i] = discard
+		}
 		for _, wk := range t.workers {
-			wk.stats.drain(discard, discard)
+			wk.stats.drain(discard, discard, kinds, make([]KindCounts, len(kinds)))
 		}
 		return
 	}
@@ -740,8 +802,13 @@ func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) 
 		svc = NewHistogram()
 	}
 	var total Counts
+	kinds := make([]*hdr.Histogram, len(t.res.Kinds))
+	for i := range kinds {
+		kinds[i] = NewHistogram()
+	}
+	kindTotal := make([]KindCounts, len(kinds))
 	for _, wk := range t.workers {
-		c := wk.stats.drain(h, svc)
+		c := wk.stats.drain(h, svc, kinds, kindTotal)
 		total.Events += c.Events
 		total.Reads += c.Reads
 		total.Writes += c.Writes
@@ -751,7 +818,18 @@ func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) 
 	}
 	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h,
 		Partial: !report, Queue: queue, Busy: busy}
-	t.last, t.lastEnd = total, now
+	for i := range kinds {
+		var last KindCounts
+		if i < len(t.lastKinds) {
+			last = t.lastKinds[i]
+		}
+		iv.Kinds = append(iv.Kinds, KindInterval{
+			KindCounts: KindCounts{Events: kindTotal[i].Events - last.Events, Errors: kindTotal[i].Errors - last.Errors},
+			Latency:    kinds[i],
+		})
+		t.res.Kinds[i].Latency.Merge(kinds[i])
+	}
+	t.last, t.lastKinds, t.lastEnd = total, kindTotal, now
 	t.res.Latency.Merge(h)
 	if svc != nil {
 		t.res.Service.Merge(svc)
@@ -768,6 +846,11 @@ func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) 
 func (t *ticker) finish() {
 	r := t.res
 	r.Counts = t.last
+	for i := range r.Kinds {
+		if i < len(t.lastKinds) {
+			r.Kinds[i].KindCounts = t.lastKinds[i]
+		}
+	}
 	for _, wk := range t.workers {
 		st := wk.stats
 		st.mu.Lock()
@@ -786,6 +869,14 @@ func (t *ticker) finish() {
 		}
 		r.SumLatency += st.sumLat
 		r.Late += st.late.Load()
+		for i := range st.kinds {
+			k, rk := &st.kinds[i], &r.Kinds[i]
+			if k.events > 0 && (rk.MinLatency == 0 || k.minLat < rk.MinLatency) {
+				rk.MinLatency = k.minLat
+			}
+			rk.MaxLatency = max(rk.MaxLatency, k.maxLat)
+			rk.SumLatency += k.sumLat
+		}
 		st.mu.Unlock()
 	}
 }

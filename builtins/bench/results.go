@@ -42,6 +42,11 @@ func Summarize(r *Result, percentile float64) *results.Summary {
 		}
 		s.ServiceLatency = &svc
 	}
+	for i := range r.Kinds {
+		k := &r.Kinds[i]
+		s.Kinds = append(s.Kinds, results.KindSummary{Name: k.Name, Events: k.Events, Errors: k.Errors,
+			PerMinute: per(k.Events) * 60, Latency: k.Summary(extra...)})
+	}
 	ea, es, ta, ts := r.Fairness()
 	s.Fairness = results.Fairness{EventsAvg: ea, EventsStddev: es, SecondsAvg: ta, SecondsStd: ts}
 	return s

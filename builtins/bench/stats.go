@@ -69,7 +69,21 @@ type workerStats struct {
 	minLat     time.Duration
 	maxLat     time.Duration
 	sumLat     time.Duration
-	_          [64]byte // keep workers' hot fields on separate cache lines
+	kinds      []kindStats // by kind of event, for Kinded workloads
+	_          [64]byte    // keep workers' hot fields on separate cache lines
+}
+
+// kindStats is one kind of event's share of a worker's events.
+type kindStats struct {
+	events, errors         int64
+	hist                   recorder // latencies since the last tick
+	sumLat, minLat, maxLat time.Duration
+}
+
+// KindCounts are one kind's events and ignored errors.
+type KindCounts struct {
+	Events int64 `json:"events"`
+	Errors int64 `json:"errors"`
 }
 
 // recorder is a worker's histogram: dense (*hdr.Histogram, ~190 KB,
@@ -101,18 +115,33 @@ func mergeInto(dst *hdr.Histogram, r recorder) {
 	}
 }
 
-func newWorkerStats(open, dense bool) *workerStats {
+func newWorkerStats(open, dense bool, kinds int) *workerStats {
 	w := &workerStats{hist: newRecorder(dense), errorCodes: map[string]int64{}, errorKinds: map[string]int64{}}
 	if open {
 		w.service = newRecorder(dense)
+	}
+	w.kinds = make([]kindStats, kinds)
+	for i := range w.kinds {
+		w.kinds[i].hist = newRecorder(dense)
 	}
 	return w
 }
 
 // recordEvent records an event's latency (from its intended start) and its
-// service time (from its actual start; the same in a closed loop).
-func (w *workerStats) recordEvent(lat, service time.Duration) {
+// service time (from its actual start; the same in a closed loop), and
+// for a Kinded workload the latency of its kind (-1: none).
+func (w *workerStats) recordEvent(lat, service time.Duration, kind int) {
 	w.mu.Lock()
+	if kind >= 0 && kind < len(w.kinds) {
+		k := &w.kinds[kind]
+		_ = k.hist.RecordValue(micros(lat))
+		k.events++
+		k.sumLat += lat
+		if k.minLat == 0 || lat < k.minLat {
+			k.minLat = lat
+		}
+		k.maxLat = max(k.maxLat, lat)
+	}
 	_ = w.hist.RecordValue(micros(lat))
 	if w.service != nil {
 		_ = w.service.RecordValue(micros(service))
@@ -129,12 +158,17 @@ func (w *workerStats) recordEvent(lat, service time.Duration) {
 	w.mu.Unlock()
 }
 
-func (w *workerStats) recordError(code, kind string, lat time.Duration) {
+// recordError counts an ignored error by MySQL code, by statement kind
+// and, for a Kinded workload, by the kind of event it broke (-1: none).
+func (w *workerStats) recordError(code, stmtKind string, lat time.Duration, kind int) {
 	w.mu.Lock()
 	w.errors++
+	if kind >= 0 && kind < len(w.kinds) {
+		w.kinds[kind].errors++
+	}
 	w.errorCodes[code]++
-	if kind != "" {
-		w.errorKinds[kind]++
+	if stmtKind != "" {
+		w.errorKinds[stmtKind]++
 	}
 	w.busy += lat
 	w.mu.Unlock()
@@ -155,6 +189,11 @@ func (w *workerStats) reset() {
 	w.events, w.errors, w.reconnects = 0, 0, 0
 	w.errorCodes, w.errorKinds = map[string]int64{}, map[string]int64{}
 	w.busy, w.minLat, w.maxLat, w.sumLat = 0, 0, 0, 0
+	for i := range w.kinds {
+		k := &w.kinds[i]
+		k.hist.Reset()
+		k.events, k.errors, k.sumLat, k.minLat, k.maxLat = 0, 0, 0, 0, 0
+	}
 }
 
 func (w *workerStats) recordReconnect() {
@@ -164,10 +203,20 @@ func (w *workerStats) recordReconnect() {
 }
 
 // drain moves the worker's latencies into dst (service times, which only
-// open-loop runs keep, into svc) and returns its counters.
-func (w *workerStats) drain(dst, svc *hdr.Histogram) Counts {
+// open-loop runs keep, into svc; each kind's into kinds) and returns its
+// counters, adding its kinds' to kindCounts.
+func (w *workerStats) drain(dst, svc *hdr.Histogram, kinds []*hdr.Histogram, kindCounts []KindCounts) Counts {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for i := range w.kinds {
+		k := &w.kinds[i]
+		if i < len(kinds) {
+			mergeInto(kinds[i], k.hist)
+			kindCounts[i].Events += k.events
+			kindCounts[i].Errors += k.errors
+		}
+		k.hist.Reset()
+	}
 	mergeInto(dst, w.hist)
 	w.hist.Reset()
 	if w.service != nil {

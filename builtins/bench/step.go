@@ -29,6 +29,10 @@ type Step struct {
 	Options    map[string]any    // the family's options, kept in the summary
 	Target     string            // where it ran (password redacted), kept in the summary
 
+	// Annotate, when set, adds the family's own figures to the summary
+	// (TPC-C's tpmC) before it is written.
+	Annotate func(sum *results.Summary, res *Result)
+
 	Output   io.Writer           // where the text goes live, besides output.txt (nil: only there)
 	Progress func(Progress)      // live progress: every interval and once at the end (nil: none)
 	Hooks    []Hook              // started before the run and stopped after it, in order
@@ -98,6 +102,9 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 	}
 	sum := Summarize(res, s.Percentile)
 	sum.Tags, sum.Options, sum.Seed, sum.Target = s.Tags, s.Options, s.Seed, s.Target
+	if s.Annotate != nil {
+		s.Annotate(sum, res)
+	}
 	if runErr != nil {
 		sum.Status, sum.Error = results.StatusFailed, redact(runErr.Error())
 	}

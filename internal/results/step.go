@@ -58,6 +58,21 @@ type Summary struct {
 	Late           int64           `json:"late,omitempty"`
 	Dropped        int64           `json:"dropped,omitempty"`
 	WarmupSeconds  float64         `json:"warmup_seconds,omitempty"`
+	// Kinds are the events by kind, for workloads with several (TPC-C's
+	// transactions), in the workload's order.
+	Kinds []KindSummary `json:"kinds,omitempty"`
+	// Metrics are the family's own figures (TPC-C: tpmC, tpmTotal,
+	// efficiency), by name.
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+}
+
+// KindSummary is one kind of event's share of a step.
+type KindSummary struct {
+	Name      string         `json:"name"`
+	Events    int64          `json:"events"`
+	Errors    int64          `json:"errors"`
+	PerMinute float64        `json:"per_minute"`
+	Latency   LatencySummary `json:"latency"`
 }
 
 // Fairness is the spread of work over threads.
