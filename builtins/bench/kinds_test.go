@@ -23,7 +23,7 @@ func (kindsWorkload) NewWorker(id int, seed uint64) (bench.Worker, error) {
 type kindsWorker struct{ n, kind int }
 
 func (w *kindsWorker) Prepare(context.Context, bench.Session) error { return nil }
-func (w *kindsWorker) Kind() int                                     { return w.kind }
+func (w *kindsWorker) Kind() int                                    { return w.kind }
 func (w *kindsWorker) Event(ctx context.Context, s bench.Session) error {
 	w.kind = w.n % 3
 	w.n++
