@@ -1,0 +1,146 @@
+package tpcc
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// CommandLine is a `starbench tpcc` command line: go-tpc v1.0.7's flags as
+// they are (-H -P -U -p -D -T --warehouses --time --count --interval
+// --check-all --dropdata --parts --ignore-error ...), starbench's
+// --target, --out, --seed and --load-method, or a BenchmarkSQL props file
+// (--props).
+type CommandLine struct {
+	Command string // prepare, run, check or cleanup
+
+	Host, User, Password, DB string
+	Port                     int
+	Target                   string // --target: a DSN, embedded or sandbox:mariadb, instead of -H/-P/...
+	MySQLGiven               bool   // some of -H -P -U -p -D was given
+
+	Threads     int
+	Warehouses  int
+	Parts       int
+	Time        time.Duration // 0: until Count
+	Count       int64         // transactions in all, 0: until Time
+	Interval    time.Duration
+	CheckAll    bool
+	NoCheck     bool
+	DropData    bool
+	IgnoreError bool
+	Wait        bool
+	Isolation   int
+	Seed        int64
+	Out         string
+	LoadMethod  string
+	Props       string // a BenchmarkSQL props file
+	Help        bool
+}
+
+// Commands are the subcommands, as go-tpc has them.
+var Commands = []string{"prepare", "run", "check", "cleanup"}
+
+// ignoredFlags are go-tpc flags starbench accepts and has no use for: its
+// metrics and profiling endpoints, its CSV output, its driver choice.
+var ignoredFlags = []string{"max-procs", "pprof", "metrics-addr", "driver", "silence", "output-type", "output-dir",
+	"tables", "retry-count", "retry-interval", "max-measure-latency", "acThreads"}
+
+// ParseCommandLine reads a `starbench tpcc` command line: flags before or
+// after the command, as go-tpc's cobra reads them.
+func ParseCommandLine(args []string) (*CommandLine, error) {
+	cl := &CommandLine{}
+	fs := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVarP(&cl.Host, "host", "H", "127.0.0.1", "database host")
+	fs.IntVarP(&cl.Port, "port", "P", 4000, "database port")
+	fs.StringVarP(&cl.User, "user", "U", "root", "database user")
+	fs.StringVarP(&cl.Password, "password", "p", "", "database password")
+	fs.StringVarP(&cl.DB, "db", "D", "test", "database name")
+	fs.StringVar(&cl.Target, "target", "", "a DSN, embedded or sandbox:mariadb (instead of -H -P -U -p -D)")
+	fs.IntVarP(&cl.Threads, "threads", "T", 1, "threads (loaders in prepare, terminals in run)")
+	fs.IntVar(&cl.Warehouses, "warehouses", 10, "warehouses")
+	fs.IntVar(&cl.Parts, "parts", 1, "partitions of each table by warehouse")
+	fs.DurationVar(&cl.Time, "time", 0, "how long run runs (e.g. 10m; 0: until --count)")
+	fs.Int64Var(&cl.Count, "count", 0, "transactions run runs in all (0: until --time)")
+	fs.DurationVar(&cl.Interval, "interval", 10*time.Second, "report interval")
+	fs.BoolVar(&cl.CheckAll, "check-all", false, "check every consistency condition, not only the default set")
+	fs.BoolVar(&cl.NoCheck, "no-check", false, "prepare: no consistency check after the load")
+	fs.BoolVar(&cl.DropData, "dropdata", false, "prepare: drop the nine tables first")
+	fs.BoolVar(&cl.IgnoreError, "ignore-error", false, "run: count and retry every server error instead of stopping")
+	fs.BoolVar(&cl.Wait, "wait", false, "run: keying and think times as the specification says")
+	fs.IntVar(&cl.Isolation, "isolation", 0, "isolation level: 0 the server's, 1 READ UNCOMMITTED, 2 READ COMMITTED, 4 REPEATABLE READ, 8 SERIALIZABLE")
+	fs.Int64Var(&cl.Seed, "seed", 0, "data and transaction seed (0: drawn and printed)")
+	fs.StringVar(&cl.Out, "out", "", "results folder of a run (new or empty)")
+	fs.StringVar(&cl.LoadMethod, "load-method", "auto", "prepare: auto (LOAD DATA LOCAL where accepted), insert or load-data")
+	fs.StringVar(&cl.Props, "props", "", "a BenchmarkSQL props file (props.mysql): connection, warehouses, terminals, runMins, weights")
+	fs.BoolVarP(&cl.Help, "help", "h", false, "help")
+	for _, name := range ignoredFlags {
+		fs.String(name, "", "accepted for go-tpc's command lines; not used")
+	}
+	fs.Lookup("silence").NoOptDefVal = "true"
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"host", "port", "user", "password", "db"} {
+		cl.MySQLGiven = cl.MySQLGiven || fs.Changed(name)
+	}
+	rest := fs.Args()
+	if len(rest) > 0 && rest[0] == "tpcc" { // go-tpc's own word, as reports print the command
+		rest = rest[1:]
+	}
+	if cl.Help {
+		return cl, nil
+	}
+	if len(rest) != 1 {
+		return nil, fmt.Errorf("want one command (%s), got %q", strings.Join(Commands, ", "), strings.Join(rest, " "))
+	}
+	cl.Command = rest[0]
+	if !oneOf(Commands, cl.Command) {
+		return nil, fmt.Errorf("unknown command %q (want %s)", cl.Command, strings.Join(Commands, ", "))
+	}
+	return cl, cl.check(fs)
+}
+
+// check refuses values go-tpc would run into the ground with.
+func (cl *CommandLine) check(fs *pflag.FlagSet) error {
+	switch {
+	case cl.Warehouses < 1:
+		return fmt.Errorf("--warehouses must be at least 1, not %d", cl.Warehouses)
+	case cl.Threads < 1:
+		return fmt.Errorf("--threads must be at least 1, not %d", cl.Threads)
+	case cl.Parts < 1 || cl.Parts > cl.Warehouses:
+		return fmt.Errorf("--parts must be between 1 and --warehouses (%d), not %d", cl.Warehouses, cl.Parts)
+	case cl.Time < 0 || cl.Count < 0:
+		return fmt.Errorf("--time and --count must not be negative")
+	case cl.Interval <= 0:
+		return fmt.Errorf("--interval must be positive, not %s", cl.Interval)
+	case cl.Command == "run" && cl.Time == 0 && cl.Count == 0:
+		return fmt.Errorf("run needs --time or --count (go-tpc would run until interrupted; give --time 10m, say)")
+	case cl.Target != "" && cl.MySQLGiven:
+		return fmt.Errorf("give either --target or -H/-P/-U/-p/-D, not both")
+	}
+	switch cl.Isolation {
+	case 0, 1, 2, 4, 8:
+	default:
+		return fmt.Errorf("--isolation must be 0, 1, 2, 4 or 8, not %d", cl.Isolation)
+	}
+	switch cl.LoadMethod {
+	case "auto", "insert", "load-data":
+	default:
+		return fmt.Errorf("--load-method must be auto, insert or load-data, not %q", cl.LoadMethod)
+	}
+	return nil
+}
+
+func oneOf(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
