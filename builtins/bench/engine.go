@@ -19,6 +19,7 @@ package bench
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
@@ -944,6 +945,19 @@ func (s *countingStmt) Query(ctx context.Context, args ...any) error {
 		s.c.count(0, true)
 	}
 	return wrapStatement(err, s.query)
+}
+
+// QueryRows implements RowStmt when the statement underneath does.
+func (s *countingStmt) QueryRows(ctx context.Context, row func([]driver.Value) error, args ...any) (int64, error) {
+	rs, ok := s.st.(RowStmt)
+	if !ok {
+		return 0, fmt.Errorf("the session's statements cannot hand back rows (%T)", s.st)
+	}
+	n, err := rs.QueryRows(ctx, row, args...)
+	if err == nil {
+		s.c.count(0, true)
+	}
+	return n, wrapStatement(err, s.query)
 }
 
 func (s *countingStmt) Close() error { return s.st.Close() }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -31,6 +32,20 @@ type Stmt interface {
 	// decoding a 100-row range result cost an allocation a row.
 	Query(ctx context.Context, args ...any) error
 	Close() error
+}
+
+// RowStmt is a Stmt that also hands back the rows it reads, decoded, for
+// workloads that use what they read (TPC-C's transactions). Statements of
+// the engine's own transport are RowStmts.
+type RowStmt interface {
+	Stmt
+	// QueryRows runs the statement and calls row for each row of its
+	// result: integers as int64 (uint64 above its range), FLOAT and
+	// DOUBLE as float64, dates and times as time.Time, NULL as nil, and
+	// the rest (DECIMAL, characters) as []byte, valid only during the
+	// call. When row returns an error the rest of the result is read and
+	// dropped and that error returned. It reports how many rows there were.
+	QueryRows(ctx context.Context, row func(cols []driver.Value) error, args ...any) (int64, error)
 }
 
 // PSMode says how statements a workload prepares reach the server.

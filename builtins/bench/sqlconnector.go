@@ -65,7 +65,7 @@ var (
 	_ LocalLoader   = sqlSession{}
 	_ ContextBinder = sqlSession{}
 	_ Interrupter   = sqlSession{}
-	_ Stmt          = mysqlconn.Stmt(nil) // the same methods
+	_ RowStmt       = mysqlconn.Stmt(nil) // the same methods
 )
 
 // InProcessServer tells the engine that a database server runs inside this

@@ -28,6 +28,7 @@
 package mysqlconn
 
 import (
+	"cmp"
 	"context"
 	"database/sql/driver"
 	"fmt"
@@ -48,6 +49,9 @@ type Stmt interface {
 	// round trip (sysbench's do not look at the values either), and
 	// decoding a 100-row range result cost an allocation a row.
 	Query(ctx context.Context, args ...any) error
+	// QueryRows runs a statement and hands each row of its result to row,
+	// decoded (see rows.go), reporting how many there were.
+	QueryRows(ctx context.Context, row func([]driver.Value) error, args ...any) (int64, error)
 	Close() error
 }
 
@@ -104,7 +108,7 @@ func Open(ctx context.Context, cfg *mysql.Config, o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{conn: dc, raw: raw, text: o.TextStatements}
+	s := &Session{conn: dc, raw: raw, text: o.TextStatements, loc: cmp.Or(cfg.Loc, time.UTC)}
 	if !o.TextStatements && sniff != nil {
 		_, blocking := raw.(*blockingConn)
 		s.wire = newWireConn(sniff, cfg, blocking)
@@ -126,8 +130,9 @@ func Open(ctx context.Context, cfg *mysql.Config, o Options) (*Session, error) {
 type Session struct {
 	conn   driver.Conn
 	raw    net.Conn
-	wire   *wireConn // prepared statements, when the connection allows
-	text   bool      // Options.TextStatements
+	wire   *wireConn      // prepared statements, when the connection allows
+	text   bool           // Options.TextStatements
+	loc    *time.Location // of the times the server sends (the config's Loc)
 	dest   []driver.Value
 	bound  context.Context // see BindContext
 	unbind func() bool

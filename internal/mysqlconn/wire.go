@@ -104,7 +104,8 @@ type wireConn struct {
 	in     []byte // received bytes: in[r:w] are not consumed yet
 	r, w   int
 	seq    byte
-	broken error // set when the connection fell out of step
+	broken error  // set when the connection fell out of step
+	big    []byte // a row payload larger than in, for QueryRows
 }
 
 // wireUnusable are the capabilities under which a connection's bytes are
@@ -143,6 +144,10 @@ type wireStmt struct {
 	params int
 	types  []byte // parameter types last sent (2 bytes each)
 	next   []byte // the types of this execution
+	// columns are the result's columns, for decoding rows (QueryRows);
+	// values is the row handed to its callback, reused.
+	columns []column
+	values  []driver.Value
 }
 
 // fail marks the connection as out of step and returns err.
@@ -424,11 +429,14 @@ func (c *wireConn) prepare(query string) (*wireStmt, error) {
 	if err := c.skipPacket(n); err != nil {
 		return nil, err
 	}
-	for _, defs := range []int{st.params, columns} {
-		if defs > 0 {
-			if err := c.skipPackets(defs); err != nil {
-				return nil, err
-			}
+	if st.params > 0 {
+		if err := c.skipPackets(st.params); err != nil {
+			return nil, err
+		}
+	}
+	if columns > 0 {
+		if st.columns, err = c.readColumns(columns); err != nil {
+			return nil, err
 		}
 	}
 	return st, nil
@@ -437,26 +445,31 @@ func (c *wireConn) prepare(query string) (*wireStmt, error) {
 // execute runs the statement with args (the driver's value types) and
 // reads its whole result, reporting the rows affected.
 func (s *wireStmt) execute(args []driver.Value) (int64, error) {
+	if err := s.send(args); err != nil {
+		return 0, err
+	}
+	affected, err := s.c.result()
+	if err != nil {
+		s.types = s.types[:0] // the server may not have kept them
+	}
+	return affected, err
+}
+
+// send sends an execution of the statement with args.
+func (s *wireStmt) send(args []driver.Value) error {
 	c := s.c
 	if len(args) != s.params {
-		return 0, fmt.Errorf("statement has %d placeholders, got %d arguments", s.params, len(args))
+		return fmt.Errorf("statement has %d placeholders, got %d arguments", s.params, len(args))
 	}
 	c.begin(comStmtExecute)
 	c.out = binary.LittleEndian.AppendUint32(c.out, s.id)
 	c.out = append(c.out, 0, 1, 0, 0, 0) // no cursor, one iteration
 	if s.params > 0 {
 		if err := s.appendParams(args); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	if err := c.send(); err != nil {
-		return 0, err
-	}
-	affected, err := c.result()
-	if err != nil {
-		s.types = s.types[:0] // the server may not have kept them
-	}
-	return affected, err
+	return c.send()
 }
 
 // appendParams appends the NULL bitmap, the types when they changed since
