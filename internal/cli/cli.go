@@ -8,8 +8,20 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/targets"
+	"github.com/starbench/starbench/runner"
 )
 
 // Env is what the starbench command hands a family's subcommand.
@@ -44,3 +56,147 @@ func (e *UsageError) Error() string { return e.Msg }
 
 // Usagef makes a UsageError.
 func Usagef(format string, args ...any) error { return &UsageError{fmt.Sprintf(format, args...)} }
+
+// Endpoints are the servers a family's command line runs against.
+type Endpoints struct {
+	Configs []*mysql.Config
+	Info    map[string]any // what the manifest records: kind, engine, port
+	Stop    func()         // stops a server the command started (embedded, sandbox)
+}
+
+// Throwaway reports whether the server lives for this command only (the
+// embedded server, a sandbox), so that nothing a previous command made is
+// on it.
+func (ep *Endpoints) Throwaway() bool {
+	kind := ep.Info["kind"]
+	return kind == "embedded" || kind == "sandbox"
+}
+
+// Display is the endpoints as shown (passwords redacted).
+func (ep *Endpoints) Display() string {
+	var parts []string
+	for _, c := range ep.Configs {
+		parts = append(parts, db.Redacted(c))
+	}
+	return strings.Join(parts, ",")
+}
+
+// Direct are endpoints given as connection configurations (the family's
+// own flags: --mysql-host, -H ...).
+func Direct(cfgs []*mysql.Config) *Endpoints {
+	return &Endpoints{Configs: cfgs, Info: map[string]any{"kind": "dsn"}, Stop: func() {}}
+}
+
+// OpenTarget opens a --target value (a DSN, embedded or sandbox:mariadb):
+// a server it names is started, its secrets registered and its banner
+// printed. what names the family in messages.
+func (e *Env) OpenTarget(ctx context.Context, what, spec string) (*Endpoints, error) {
+	t, err := targets.Parse(spec)
+	if err != nil {
+		return nil, Usagef("%s: --target %s: %v", what, db.RedactDSNText(spec), err)
+	}
+	srv, err := targets.Open(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	e.AddSecrets(srv.Secret, srv.Config.Passwd)
+	if srv.Banner != "" {
+		fmt.Fprintf(e.Stderr, "\n%s\n\n", srv.Banner)
+	}
+	return &Endpoints{Configs: []*mysql.Config{srv.Config}, Info: srv.Info, Stop: srv.Stop}, nil
+}
+
+// WrapInterrupt marks an error that came from cancelling ctx as an
+// interruption (exit code 130).
+func WrapInterrupt(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", runner.ErrInterrupted, err)
+	}
+	return err
+}
+
+// RunSpec is what a family's command-line run records besides its step.
+type RunSpec struct {
+	What string // the family, for messages: "sysbench"
+	Out  string // --out, "" for results/<UTC time>-<Name>
+	Name string // the default folder's name after the time: "sysbench-oltp_read_write"
+	Plan string // what ran, for the manifest: "sysbench oltp_read_write"
+	Seed int64
+}
+
+// RunStep runs a family's benchmark step from its command line: the step
+// folder is the results folder, with a manifest (tool, command line,
+// seed, host, the target's version and variables, status) written before
+// and after, and the reports at the end; the folder is printed with its
+// status. The step's target and output are set here.
+func (e *Env) RunStep(ctx context.Context, spec RunSpec, ep *Endpoints, step bench.Step) error {
+	dir, err := results.Create(spec.Out, "", spec.Name, time.Now())
+	if errors.Is(err, results.ErrNotEmpty) {
+		return Usagef("%s: --out %s exists and is not empty", spec.What, spec.Out)
+	}
+	if err != nil {
+		return err
+	}
+	args := make([]string, len(os.Args))
+	for i, a := range os.Args {
+		args[i] = e.Redact(a)
+	}
+	manifest := results.Manifest{
+		Tool:        results.ToolInfo{Name: results.ToolName, Version: e.ToolVersion, GoVersion: runtime.Version()},
+		Plan:        spec.Plan,
+		CommandLine: args,
+		Seed:        spec.Seed,
+		Host:        results.ReadHostInfo(),
+		Targets:     map[string]any{"default": e.describe(ctx, ep)},
+		Started:     time.Now().UTC(),
+		Status:      results.StatusRunning,
+	}
+	if err := results.WriteManifest(dir, &manifest, e.Redact); err != nil {
+		return err
+	}
+	step.Target, step.Output, step.Redact = ep.Display(), e.Stdout, e.Redact
+	_, res, runErr := bench.RunStep(ctx, dir, step)
+	end := time.Now().UTC()
+	manifest.Ended = &end
+	manifest.Status = results.StatusCompleted
+	if res != nil && res.Stopped == "interrupted" {
+		manifest.Status = results.StatusInterrupted
+	}
+	if runErr != nil {
+		manifest.Status, manifest.Error = results.StatusFailed, e.Redact(runErr.Error())
+	}
+	if err := results.WriteManifest(dir, &manifest, e.Redact); err != nil {
+		return err
+	}
+	e.WriteReports(dir)
+	fmt.Fprintf(e.Stderr, "results: %s (%s)\n", dir, manifest.Status)
+	if runErr != nil {
+		return WrapInterrupt(ctx, runErr)
+	}
+	if manifest.Status == results.StatusInterrupted {
+		return runner.ErrInterrupted
+	}
+	return nil
+}
+
+// describe is what the manifest records of the first endpoint: its
+// version and global variables, with how it was reached.
+func (e *Env) describe(ctx context.Context, ep *Endpoints) map[string]any {
+	out := map[string]any{"endpoints": ep.Display()}
+	for k, v := range ep.Info {
+		out[k] = v
+	}
+	c, err := db.Open(ctx, ep.Configs[0])
+	if err != nil {
+		out["error"] = e.Redact(err.Error())
+		return out
+	}
+	defer c.Close()
+	if v, err := c.Version(ctx); err == nil {
+		out["server_version"] = v
+	}
+	if vars, err := c.Variables(ctx, ""); err == nil {
+		out["variables"] = vars
+	}
+	return out
+}

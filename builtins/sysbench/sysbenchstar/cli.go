@@ -2,23 +2,15 @@ package sysbenchstar
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/internal/results"
-	"github.com/starbench/starbench/internal/targets"
-	"github.com/starbench/starbench/runner"
 )
 
 const sysbenchLong = `Sysbench runs sysbench command lines, as printed in benchmark reports, with starbench's Go
@@ -95,13 +87,13 @@ func (a *command) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return cli.Usagef("sysbench: %v", err)
 	}
-	cfgs, info, stop, err := a.sysbenchEndpoints(ctx, cl)
+	ep, err := a.endpoints(ctx, cl)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer ep.Stop()
 	var connectors []bench.Connector
-	for _, c := range cfgs {
+	for _, c := range ep.Configs {
 		connectors = append(connectors, bench.NewSQLConnector(c, bench.PSMode(cl.Options.PSMode)))
 	}
 	conn := &bench.RoundRobin{Connectors: connectors}
@@ -119,150 +111,46 @@ func (a *command) run(ctx context.Context, args []string) error {
 	case "prewarm", "warmup":
 		err = sysbench.Prewarm(ctx, conn, script, o, a.Stdout)
 	case "run":
-		if kind := info["kind"]; kind == "embedded" || kind == "sandbox" {
+		if ep.Throwaway() {
 			// The server lives for this command only, so no earlier
 			// prepare can have made the tables: make them first.
-			fmt.Fprintf(a.Stderr, "note: --target %s starts an empty server for this command only; preparing the tables first\n", kind)
+			fmt.Fprintf(a.Stderr, "note: --target %s starts an empty server for this command only; preparing the tables first\n", ep.Info["kind"])
 			if _, err := sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed, sysbench.PrepareMode{Load: cl.Load}, a.Stderr); err != nil {
-				return wrapInterrupt(ctx, fmt.Errorf("prepare on the throwaway server: %w", err))
+				return cli.WrapInterrupt(ctx, fmt.Errorf("prepare on the throwaway server: %w", err))
 			}
 		}
-		return a.sysbenchRun(ctx, cl, wl, conn, cfgs, info)
+		return a.runStep(ctx, cl, wl, conn, ep)
 	}
-	return wrapInterrupt(ctx, err)
+	return cli.WrapInterrupt(ctx, err)
 }
 
-// sysbenchEndpoints resolves --target or the --mysql-* options.
-func (a *command) sysbenchEndpoints(ctx context.Context, cl *sysbench.CommandLine) ([]*mysql.Config, map[string]any, func(), error) {
+// endpoints resolves --target or the --mysql-* options.
+func (a *command) endpoints(ctx context.Context, cl *sysbench.CommandLine) (*cli.Endpoints, error) {
 	if cl.Target == "" {
 		if env := os.Getenv("STARBENCH_TARGET"); env != "" && !cl.MySQL.Given {
 			cl.Target = env
 		}
 	}
 	if cl.Target == "" {
-		return cl.MySQL.Configs(), map[string]any{"kind": "dsn"}, func() {}, nil
+		return cli.Direct(cl.MySQL.Configs()), nil
 	}
 	if cl.MySQL.Given {
-		return nil, nil, nil, cli.Usagef("sysbench: give either --target or --mysql-host/--mysql-port/--mysql-socket, not both")
+		return nil, cli.Usagef("sysbench: give either --target or --mysql-host/--mysql-port/--mysql-socket, not both")
 	}
-	t, err := targets.Parse(cl.Target)
-	if err != nil {
-		return nil, nil, nil, cli.Usagef("sysbench: --target %s: %v", db.RedactDSNText(cl.Target), err)
-	}
-	srv, err := targets.Open(ctx, t)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	a.AddSecrets(srv.Secret, srv.Config.Passwd)
-	if srv.Banner != "" {
-		fmt.Fprintf(a.Stderr, "\n%s\n\n", srv.Banner)
-	}
-	return []*mysql.Config{srv.Config}, srv.Info, srv.Stop, nil
+	return a.OpenTarget(ctx, "sysbench", cl.Target)
 }
 
-func wrapInterrupt(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil {
-		return fmt.Errorf("%w: %w", runner.ErrInterrupted, err)
-	}
-	return err
-}
-
-// sysbenchRun runs the workload as a benchmark step whose folder is the
-// results folder, with its manifest.
-func (a *command) sysbenchRun(ctx context.Context, cl *sysbench.CommandLine, wl *sysbench.Workload, conn bench.Connector,
-	cfgs []*mysql.Config, info map[string]any) error {
+// runStep runs the workload as a benchmark step whose folder is the
+// results folder.
+func (a *command) runStep(ctx context.Context, cl *sysbench.CommandLine, wl *sysbench.Workload, conn bench.Connector, ep *cli.Endpoints) error {
 	seed := cl.Options.RandSeed
 	if seed == 0 {
 		seed = results.DrawSeed()
 	}
-	dir, err := sysbenchResultsDir(cl)
-	if err != nil {
-		return err
-	}
-	manifest := results.Manifest{
-		Tool:        results.ToolInfo{Name: results.ToolName, Version: a.ToolVersion, GoVersion: runtime.Version()},
-		Plan:        "sysbench " + wl.Script.Name,
-		CommandLine: redactAll(a.Redact, os.Args),
-		Seed:        seed,
-		Host:        results.ReadHostInfo(),
-		Targets:     map[string]any{"default": a.describeServer(ctx, cfgs, info)},
-		Started:     time.Now().UTC(),
-		Status:      results.StatusRunning,
-	}
-	if err := results.WriteManifest(dir, &manifest, a.Redact); err != nil {
-		return err
-	}
-	step := wl.Step(conn, seed, "starbench "+a.ToolVersion)
-	step.Target, step.Output, step.Redact = endpoints(cfgs), a.Stdout, a.Redact
-	_, res, runErr := bench.RunStep(ctx, dir, step)
-	end := time.Now().UTC()
-	manifest.Ended = &end
-	manifest.Status = results.StatusCompleted
-	if res != nil && res.Stopped == "interrupted" {
-		manifest.Status = results.StatusInterrupted
-	}
-	if runErr != nil {
-		manifest.Status, manifest.Error = results.StatusFailed, a.Redact(runErr.Error())
-	}
-	if err := results.WriteManifest(dir, &manifest, a.Redact); err != nil {
-		return err
-	}
-	a.WriteReports(dir)
-	fmt.Fprintf(a.Stderr, "results: %s (%s)\n", dir, manifest.Status)
-	if runErr != nil {
-		return wrapInterrupt(ctx, runErr)
-	}
-	if manifest.Status == results.StatusInterrupted {
-		return runner.ErrInterrupted
-	}
-	return nil
-}
-
-func sysbenchResultsDir(cl *sysbench.CommandLine) (string, error) {
 	name := strings.ReplaceAll(strings.TrimSuffix(filepath.Base(cl.Script), ".lua"), "/", "-")
 	if strings.Contains(cl.Script, "oltp_legacy/") {
 		name = "oltp_legacy-" + name
 	}
-	dir, err := results.Create(cl.Out, "", "sysbench-"+name, time.Now())
-	if errors.Is(err, results.ErrNotEmpty) {
-		return "", cli.Usagef("sysbench: --out %s exists and is not empty", cl.Out)
-	}
-	return dir, err
-}
-
-// describeServer records the server version and variables of the first endpoint.
-func (a *command) describeServer(ctx context.Context, cfgs []*mysql.Config, info map[string]any) map[string]any {
-	out := map[string]any{"endpoints": endpoints(cfgs)}
-	for k, v := range info {
-		out[k] = v
-	}
-	c, err := db.Open(ctx, cfgs[0])
-	if err != nil {
-		out["error"] = a.Redact(err.Error())
-		return out
-	}
-	defer c.Close()
-	if v, err := c.Version(ctx); err == nil {
-		out["server_version"] = v
-	}
-	if vars, err := c.Variables(ctx, ""); err == nil {
-		out["variables"] = vars
-	}
-	return out
-}
-
-func endpoints(cfgs []*mysql.Config) string {
-	var parts []string
-	for _, c := range cfgs {
-		parts = append(parts, db.Redacted(c))
-	}
-	return strings.Join(parts, ",")
-}
-
-func redactAll(redact func(string) string, args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = redact(a)
-	}
-	return out
+	spec := cli.RunSpec{What: "sysbench", Out: cl.Out, Name: "sysbench-" + name, Plan: "sysbench " + wl.Script.Name, Seed: seed}
+	return a.RunStep(ctx, spec, ep, wl.Step(conn, seed, "starbench "+a.ToolVersion))
 }
