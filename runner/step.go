@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -70,6 +71,16 @@ type Step struct {
 
 // ID returns the step's hierarchical id.
 func (s *Step) ID() string { return s.id }
+
+// Seed is the step's own seed, derived from the run seed and the step id:
+// every step has its own random stream, and the same run seed repeats it.
+// Below 2^53, as seeds are kept in JSON.
+func (s *Step) Seed() int64 {
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], uint64(s.run.seed))
+	sum := sha256.Sum256(append(buf[:], s.id...))
+	return int64(binary.LittleEndian.Uint64(sum[:8]) & (1<<53 - 1))
+}
 
 // Context is cancelled when the run is interrupted.
 func (s *Step) Context() context.Context { return s.run.ctx }

@@ -5,8 +5,6 @@ package sysbenchstar
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -371,7 +369,7 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			return prepareValue(&res, false), nil
 		},
 	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
-		res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(runner.HostOf(thread), s, c.opts.RandSeed),
+		res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(s, c.opts.RandSeed),
 			sysbench.PrepareMode{IfExists: c.ifExists, Load: c.loadMethod}, runner.HostOf(thread).Out().Writer())
 		if err != nil {
 			return runner.Outcome{}, err
@@ -428,14 +426,11 @@ func stringList(ss []string) *starlark.List {
 // stepSeed derives a step's seed from the run seed and the step id, so
 // every step has its own stream and the same run seed repeats it; an
 // explicit rand_seed wins.
-func stepSeed(h runner.Host, s *runner.Step, explicit int64) int64 {
+func stepSeed(s *runner.Step, explicit int64) int64 {
 	if explicit != 0 {
 		return explicit
 	}
-	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], uint64(h.Run().Seed()))
-	sum := sha256.Sum256(append(buf[:], s.ID()...))
-	return int64(binary.LittleEndian.Uint64(sum[:8]) & (1<<53 - 1))
+	return s.Seed()
 }
 
 func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -491,7 +486,7 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 		return runner.Outcome{}, err
 	}
 	h := runner.HostOf(thread)
-	step := wl.Step(conn, stepSeed(h, s, c.opts.RandSeed), "starbench")
+	step := wl.Step(conn, stepSeed(s, c.opts.RandSeed), "starbench")
 	step.Tags, step.Target, step.Output = c.tags, c.conn.Display(), h.Out().Writer()
 	step.Redact = h.Run().Redact
 	step.Progress = func(p bench.Progress) { h.Out().Benchmark(runner.BenchmarkStatus(p)) }
