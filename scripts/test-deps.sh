@@ -1,8 +1,31 @@
 #!/usr/bin/env bash
 # Makes sure the real servers and tools the tests use are installed.
-# As root with apt-get, missing Debian packages are installed; otherwise it
-# prints what to install, and the tests that need them skip (or fail under CI=true).
+# go-tpc v1.0.7, the TPC-C peer, is installed with `go install` (as any user,
+# into $(go env GOPATH)/bin) when it is missing. As root with apt-get, missing
+# Debian packages are installed; otherwise it prints what to install, and the
+# tests that need them skip (or fail under CI=true).
 set -euo pipefail
+
+# go-tpc: the tests look for it on PATH, then in $(go env GOPATH)/bin.
+gotpc_module=github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.7
+if ! command -v go-tpc >/dev/null 2>&1; then
+  gotpc_found=
+  if command -v go >/dev/null 2>&1; then
+    IFS=: read -r -a gopaths <<<"$(go env GOPATH)"
+    for dir in "${gopaths[@]}"; do
+      if [ -x "$dir/bin/go-tpc" ]; then gotpc_found=$dir/bin/go-tpc; fi
+    done
+    if [ -z "$gotpc_found" ]; then
+      echo "test-deps: installing go-tpc with: GOFLAGS= go install $gotpc_module" >&2
+      # GOFLAGS= : the module's own go.mod rules, not this repository's flags.
+      if ! GOFLAGS= go install "$gotpc_module"; then
+        echo "test-deps: installing go-tpc failed; the TPC-C tests that need it will be skipped (and fail when CI=true)" >&2
+      fi
+    fi
+  else
+    echo "test-deps: go is not on PATH, so go-tpc cannot be installed ($gotpc_module); the TPC-C tests that need it will be skipped (and fail when CI=true)" >&2
+  fi
+fi
 
 # program  Debian package
 needs=(

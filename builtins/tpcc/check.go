@@ -61,7 +61,37 @@ const MaxExamples = 5
 // error is for a query that could not run.
 func Check(ctx context.Context, q Querier, warehouses int, all bool) ([]Condition, error) {
 	if warehouses < 1 {
-		return nil, fmt.Errorf("tpcc check: warehouses must be at least 1, not %d", warehouses)
+		return nil, fmt.Errorf("warehouses must be at least 1, not %d", warehouses)
+	}
+	dbName, err := q.Query(ctx, "SELECT DATABASE()")
+	if err != nil {
+		return nil, err
+	}
+	cols, err := q.Query(ctx, "SELECT LOWER(TABLE_NAME), LOWER(COLUMN_NAME) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION")
+	if err != nil {
+		return nil, fmt.Errorf("read the tables' columns: %w", err)
+	}
+	have, schema := map[string][]string{}, ""
+	if len(dbName.Rows) == 1 && dbName.Rows[0][0] != nil {
+		schema = fmt.Sprint(dbName.Rows[0][0])
+	}
+	for _, row := range cols.Rows {
+		t := fmt.Sprint(row[0])
+		have[t] = append(have[t], fmt.Sprint(row[1]))
+	}
+	if err := compareLayout(have, schema); err != nil {
+		return nil, err
+	}
+	// Conditions over warehouses that are not there hold vacuously: a
+	// check told of more warehouses than were loaded would pass them.
+	rs, err := q.Query(ctx, "SELECT COUNT(*) FROM "+Warehouse+" WHERE w_id BETWEEN 1 AND ?", warehouses)
+	if err != nil {
+		return nil, fmt.Errorf("count the warehouses: %w", err)
+	}
+	if n, err := countOf(rs); err != nil {
+		return nil, err
+	} else if n != warehouses {
+		return nil, &NotLoadedError{fmt.Sprintf("the database holds %d of warehouses 1..%d: check the warehouses that were loaded", n, warehouses)}
 	}
 	var out []Condition
 	for _, c := range conditions {

@@ -37,7 +37,8 @@ type CommandLine struct {
 	Seed        int64
 	Out         string
 	LoadMethod  string
-	Props       string // a BenchmarkSQL props file
+	Props       string  // a BenchmarkSQL props file
+	Weights     Weights // the mix from --props; zero: DefaultWeights
 	Help        bool
 }
 
@@ -49,39 +50,14 @@ var Commands = []string{"prepare", "run", "check", "cleanup"}
 var ignoredFlags = []string{"max-procs", "pprof", "metrics-addr", "driver", "silence", "output-type", "output-dir",
 	"tables", "retry-count", "retry-interval", "max-measure-latency", "acThreads"}
 
+// ignoredShorthands are go-tpc's one-letter names of ignored flags.
+var ignoredShorthands = map[string]string{"acThreads": "t", "driver": "d"}
+
 // ParseCommandLine reads a `starbench tpcc` command line: flags before or
 // after the command, as go-tpc's cobra reads them.
 func ParseCommandLine(args []string) (*CommandLine, error) {
 	cl := &CommandLine{}
-	fs := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVarP(&cl.Host, "host", "H", "127.0.0.1", "database host")
-	fs.IntVarP(&cl.Port, "port", "P", 4000, "database port")
-	fs.StringVarP(&cl.User, "user", "U", "root", "database user")
-	fs.StringVarP(&cl.Password, "password", "p", "", "database password")
-	fs.StringVarP(&cl.DB, "db", "D", "test", "database name")
-	fs.StringVar(&cl.Target, "target", "", "a DSN, embedded or sandbox:mariadb (instead of -H -P -U -p -D)")
-	fs.IntVarP(&cl.Threads, "threads", "T", 1, "threads (loaders in prepare, terminals in run)")
-	fs.IntVar(&cl.Warehouses, "warehouses", 10, "warehouses")
-	fs.IntVar(&cl.Parts, "parts", 1, "partitions of each table by warehouse")
-	fs.DurationVar(&cl.Time, "time", 0, "how long run runs (e.g. 10m; 0: until --count)")
-	fs.Int64Var(&cl.Count, "count", 0, "transactions run runs in all (0: until --time)")
-	fs.DurationVar(&cl.Interval, "interval", 10*time.Second, "report interval")
-	fs.BoolVar(&cl.CheckAll, "check-all", false, "check every consistency condition, not only the default set")
-	fs.BoolVar(&cl.NoCheck, "no-check", false, "prepare: no consistency check after the load")
-	fs.BoolVar(&cl.DropData, "dropdata", false, "prepare: drop the nine tables first")
-	fs.BoolVar(&cl.IgnoreError, "ignore-error", false, "run: count and retry every server error instead of stopping")
-	fs.BoolVar(&cl.Wait, "wait", false, "run: keying and think times as the specification says")
-	fs.IntVar(&cl.Isolation, "isolation", 0, "isolation level: 0 the server's, 1 READ UNCOMMITTED, 2 READ COMMITTED, 4 REPEATABLE READ, 8 SERIALIZABLE")
-	fs.Int64Var(&cl.Seed, "seed", 0, "data and transaction seed (0: drawn and printed)")
-	fs.StringVar(&cl.Out, "out", "", "results folder of a run (new or empty)")
-	fs.StringVar(&cl.LoadMethod, "load-method", "auto", "prepare: auto (LOAD DATA LOCAL where accepted), insert or load-data")
-	fs.StringVar(&cl.Props, "props", "", "a BenchmarkSQL props file (props.mysql): connection, warehouses, terminals, runMins, weights")
-	fs.BoolVarP(&cl.Help, "help", "h", false, "help")
-	for _, name := range ignoredFlags {
-		fs.String(name, "", "accepted for go-tpc's command lines; not used")
-	}
-	fs.Lookup("silence").NoOptDefVal = "true"
+	fs := cl.flagSet()
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -102,11 +78,54 @@ func ParseCommandLine(args []string) (*CommandLine, error) {
 	if !oneOf(Commands, cl.Command) {
 		return nil, fmt.Errorf("unknown command %q (want %s)", cl.Command, strings.Join(Commands, ", "))
 	}
-	return cl, cl.check(fs)
+	return cl, cl.check()
+}
+
+// FlagUsage lists the flags with their defaults, for --help.
+func FlagUsage() string {
+	fs := (&CommandLine{}).flagSet()
+	for _, name := range ignoredFlags {
+		fs.Lookup(name).Hidden = true
+	}
+	return fs.FlagUsages() + "\nAccepted and unused (go-tpc's metrics, profiling and CSV output): --" + strings.Join(ignoredFlags, ", --") + "\n"
+}
+
+// flagSet binds the flags to cl's fields.
+func (cl *CommandLine) flagSet() *pflag.FlagSet {
+	fs := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVarP(&cl.Host, "host", "H", "127.0.0.1", "database host")
+	fs.IntVarP(&cl.Port, "port", "P", 4000, "database port")
+	fs.StringVarP(&cl.User, "user", "U", "root", "database user")
+	fs.StringVarP(&cl.Password, "password", "p", "", "database password")
+	fs.StringVarP(&cl.DB, "db", "D", "test", "database name")
+	fs.StringVar(&cl.Target, "target", "", "a DSN, embedded or sandbox:mariadb (instead of -H -P -U -p -D)")
+	fs.IntVarP(&cl.Threads, "threads", "T", 1, "threads (loaders in prepare, terminals in run)")
+	fs.IntVar(&cl.Warehouses, "warehouses", 10, "warehouses")
+	fs.IntVar(&cl.Parts, "parts", 1, "partitions of each table by warehouse")
+	fs.DurationVar(&cl.Time, "time", 0, "how long run runs (e.g. 10m; 0: until --count)")
+	fs.Int64Var(&cl.Count, "count", 0, "transactions run runs in all (0: until --time)")
+	fs.DurationVar(&cl.Interval, "interval", 10*time.Second, "report interval")
+	fs.BoolVar(&cl.CheckAll, "check-all", false, "check every consistency condition, not only the default set")
+	fs.BoolVar(&cl.NoCheck, "no-check", false, "prepare: no consistency check after the load")
+	fs.BoolVar(&cl.DropData, "dropdata", false, "prepare: drop the nine tables first")
+	fs.BoolVar(&cl.IgnoreError, "ignore-error", false, "run: count and retry every server error instead of stopping")
+	fs.BoolVar(&cl.Wait, "wait", false, "run: keying and think times as the specification says")
+	fs.IntVar(&cl.Isolation, "isolation", 0, "run: isolation level: 0 the server's, 1 READ UNCOMMITTED, 2 READ COMMITTED, 4 REPEATABLE READ, 6 SERIALIZABLE (go-tpc's numbers)")
+	fs.Int64Var(&cl.Seed, "seed", 0, "data and transaction seed (0: drawn and printed)")
+	fs.StringVar(&cl.Out, "out", "", "results folder of a run (new or empty)")
+	fs.StringVar(&cl.LoadMethod, "load-method", "auto", "prepare: auto (LOAD DATA LOCAL where accepted), insert or load-data")
+	fs.StringVar(&cl.Props, "props", "", "a BenchmarkSQL props file (props.mysql): connection, warehouses, terminals, runMins, weights")
+	fs.BoolVarP(&cl.Help, "help", "h", false, "help")
+	for _, name := range ignoredFlags {
+		fs.StringP(name, ignoredShorthands[name], "", "accepted for go-tpc's command lines; not used")
+	}
+	fs.Lookup("silence").NoOptDefVal = "true"
+	return fs
 }
 
 // check refuses values go-tpc would run into the ground with.
-func (cl *CommandLine) check(fs *pflag.FlagSet) error {
+func (cl *CommandLine) check() error {
 	switch {
 	case cl.Warehouses < 1:
 		return fmt.Errorf("--warehouses must be at least 1, not %d", cl.Warehouses)
@@ -118,15 +137,13 @@ func (cl *CommandLine) check(fs *pflag.FlagSet) error {
 		return fmt.Errorf("--time and --count must not be negative")
 	case cl.Interval <= 0:
 		return fmt.Errorf("--interval must be positive, not %s", cl.Interval)
-	case cl.Command == "run" && cl.Time == 0 && cl.Count == 0:
+	case cl.Command == "run" && cl.Time == 0 && cl.Count == 0 && cl.Props == "":
 		return fmt.Errorf("run needs --time or --count (go-tpc would run until interrupted; give --time 10m, say)")
 	case cl.Target != "" && cl.MySQLGiven:
 		return fmt.Errorf("give either --target or -H/-P/-U/-p/-D, not both")
 	}
-	switch cl.Isolation {
-	case 0, 1, 2, 4, 8:
-	default:
-		return fmt.Errorf("--isolation must be 0, 1, 2, 4 or 8, not %d", cl.Isolation)
+	if _, ok := IsolationLevels[cl.Isolation]; !ok {
+		return fmt.Errorf("--isolation must be 0 (the server's), 1 (read uncommitted), 2 (read committed), 4 (repeatable read) or 6 (serializable), not %d", cl.Isolation)
 	}
 	switch cl.LoadMethod {
 	case "auto", "insert", "load-data":

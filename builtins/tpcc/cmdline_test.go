@@ -8,12 +8,13 @@ import (
 
 // go-tpc's command lines as reports print them parse as go-tpc reads them.
 func TestParseCommandLine(t *testing.T) {
-	cl, err := ParseCommandLine(strings.Fields("tpcc -H 10.0.1.5 -P 4000 -U root -p secret -D tpcc --warehouses 4 -T 16 run --time 5m --interval 10s --max-procs 8 --silence"))
+	cl, err := ParseCommandLine(strings.Fields("tpcc -H 10.0.1.5 -P 4000 -U root -p secret -D tpcc --warehouses 4 -T 16 run --time 5m --interval 10s --max-procs 8 --silence -t 2 --isolation 2"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cl.Command != "run" || cl.Host != "10.0.1.5" || cl.Port != 4000 || cl.Password != "secret" || cl.DB != "tpcc" ||
-		cl.Warehouses != 4 || cl.Threads != 16 || cl.Time != 5*time.Minute || cl.Interval != 10*time.Second || !cl.MySQLGiven {
+		cl.Warehouses != 4 || cl.Threads != 16 || cl.Time != 5*time.Minute || cl.Interval != 10*time.Second || !cl.MySQLGiven ||
+		IsolationLevels[cl.Isolation] != "READ COMMITTED" {
 		t.Errorf("parsed %+v", cl)
 	}
 	cl, err = ParseCommandLine(strings.Fields("prepare --warehouses 2 -T 2 --no-check --target sandbox:mariadb --dropdata"))
@@ -28,7 +29,7 @@ func TestParseCommandLine(t *testing.T) {
 		"load":                                   `unknown command "load"`,
 		"prepare run":                            "want one command",
 		"check -H h --target embedded":           "give either --target or -H",
-		"run --time 1s --isolation 3":            "--isolation must be 0, 1, 2, 4 or 8",
+		"run --time 1s --isolation 3":            "--isolation must be 0 (the server's), 1",
 		"prepare --load-method fast":             "--load-method must be auto, insert or load-data",
 	} {
 		if _, err := ParseCommandLine(strings.Fields(line)); err == nil || !strings.Contains(err.Error(), want) {

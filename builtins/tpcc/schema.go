@@ -144,6 +144,23 @@ var tableDDL = map[string]struct{ body, partitionBy string }{
   PRIMARY KEY (i_id)`, ""},
 }
 
+// Columns are a table's column names in go-tpc's layout, in order.
+func Columns(table string) []string {
+	d, ok := tableDDL[table]
+	if !ok {
+		return nil
+	}
+	var cols []string
+	for _, line := range strings.Split(d.body, "\n") {
+		name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if name == "PRIMARY" || name == "INDEX" || name == "" {
+			continue
+		}
+		cols = append(cols, name)
+	}
+	return cols
+}
+
 // CreateTableSQL is a table's CREATE TABLE statement.
 func (s Schema) CreateTableSQL(table string) (string, error) {
 	d, ok := tableDDL[table]

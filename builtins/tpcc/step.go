@@ -5,6 +5,8 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
@@ -48,7 +50,7 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 			p := &Printer{W: w, Warehouses: warehouses}
 			fmt.Fprintf(w, "TPC-C: %d warehouses, %d threads, seed %d (starbench, Go workload engine; go-tpc v1.0.7's statements)\n",
 				warehouses, o.Threads, o.Seed)
-			if err := verifyLoaded(ctx, conn, warehouses); err != nil {
+			if err := VerifyLoaded(ctx, conn, warehouses); err != nil {
 				return nil, err
 			}
 			kinds := wl.Kinds()
@@ -68,41 +70,113 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 		Options: map[string]any{
 			"warehouses": warehouses, "threads": o.Threads, "time": o.Time.Seconds(), "count": o.Count,
 			"interval": interval.Seconds(), "weights": wl.opts.Weights[:], "wait": wl.opts.Wait, "rate": o.Rate,
+			"isolation": wl.opts.Isolation,
 		},
 		Annotate: func(sum *results.Summary, res *bench.Result) { FiguresOf(res, warehouses).Annotate(sum) },
 	}
 }
 
-// verifyLoaded checks, before a run, that the tables hold the warehouses
-// the run is told of: a run on missing tables, or on fewer warehouses,
-// would only fail transaction after transaction.
-func verifyLoaded(ctx context.Context, conn bench.Connector, warehouses int) error {
+// NotLoadedError says the tables a run or check needs are not there, or
+// are not go-tpc's layout, or hold fewer warehouses than it was told of:
+// bad input, not a failed run.
+type NotLoadedError struct{ Reason string }
+
+func (e *NotLoadedError) Error() string { return e.Reason }
+
+// VerifyLoaded checks, before a run, that the nine tables are there in
+// go-tpc's layout (their columns, in order) and hold the warehouses the
+// run is told of: a run on missing tables, on another TPC-C tool's
+// tables, or on fewer warehouses would only fail transaction after
+// transaction. Its complaints are *NotLoadedError.
+func VerifyLoaded(ctx context.Context, conn bench.Connector, warehouses int) error {
 	s, err := conn.Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
-	st, err := s.Prepare(ctx, "SELECT COUNT(*), COALESCE(MAX(w_id), 0) FROM "+Warehouse)
+	if err := verifyLayout(ctx, s, connSchema(conn)); err != nil {
+		return err
+	}
+	row, err := queryInts(ctx, s, "SELECT COUNT(*), COALESCE(MAX(w_id), 0) FROM "+Warehouse)
 	if err != nil {
-		return fmt.Errorf("the TPC-C tables are not there (prepare them first): %w", err)
+		return fmt.Errorf("count the warehouses: %w", err)
+	}
+	if count, maxID := row[0], row[1]; count < int64(warehouses) || maxID < int64(warehouses) {
+		return &NotLoadedError{fmt.Sprintf("the database holds %d warehouses (up to w_id %d), the run was told of %d: prepare %d, or run with warehouses=%d",
+			count, maxID, warehouses, warehouses, count)}
+	}
+	return nil
+}
+
+// verifyLayout compares the columns of the nine tables in the session's
+// database with go-tpc's layout.
+func verifyLayout(ctx context.Context, s bench.Session, schema string) error {
+	st, err := s.Prepare(ctx, "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION")
+	if err != nil {
+		return err
 	}
 	defer st.Close()
 	rs, ok := st.(bench.RowStmt)
 	if !ok {
 		return ErrNoRowValues
 	}
-	var count, maxID int64
-	_, err = rs.QueryRows(ctx, func(cols []driver.Value) error {
-		count, _ = colInt(cols[0])
-		maxID, _ = colInt(cols[1])
+	have := map[string][]string{}
+	if _, err := rs.QueryRows(ctx, func(cols []driver.Value) error {
+		t, c := strings.ToLower(string(appendColText(nil, cols[0]))), strings.ToLower(string(appendColText(nil, cols[1])))
+		have[t] = append(have[t], c)
 		return nil
-	})
-	switch {
-	case err != nil:
-		return fmt.Errorf("count the warehouses: %w", err)
-	case count < int64(warehouses) || maxID < int64(warehouses):
-		return fmt.Errorf("the database holds %d warehouses (up to w_id %d), the run was told of %d: prepare %d, or run with warehouses=%d",
-			count, maxID, warehouses, warehouses, count)
+	}); err != nil {
+		return fmt.Errorf("read the tables' columns: %w", err)
+	}
+	return compareLayout(have, schema)
+}
+
+// compareLayout compares the columns of the tables in a database (lower
+// case, in order) with go-tpc's layout of the nine tables.
+func compareLayout(have map[string][]string, schema string) error {
+	var missing []string
+	for _, t := range Tables {
+		got, ok := have[t]
+		if !ok {
+			missing = append(missing, qualifiedTable(schema, t))
+			continue
+		}
+		if want := Columns(t); !slices.Equal(got, want) {
+			return &NotLoadedError{fmt.Sprintf("table %s is not go-tpc's layout (columns %s, expected %s): it was loaded by another tool; use another database, or drop it and prepare",
+				qualifiedTable(schema, t), strings.Join(got, ", "), strings.Join(want, ", "))}
+		}
+	}
+	if len(missing) > 0 {
+		hint := "prepare them first"
+		if _, ok := have["bmsql_warehouse"]; ok {
+			hint = "the database holds BenchmarkSQL's bmsql_ tables; prepare go-tpc's layout in another database"
+		}
+		return &NotLoadedError{fmt.Sprintf("the TPC-C tables are not there (%s): missing %s", hint, strings.Join(missing, ", "))}
 	}
 	return nil
+}
+
+// queryInts runs a query of one row of integers.
+func queryInts(ctx context.Context, s bench.Session, query string) ([]int64, error) {
+	st, err := s.Prepare(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	rs, ok := st.(bench.RowStmt)
+	if !ok {
+		return nil, ErrNoRowValues
+	}
+	var row []int64
+	_, err = rs.QueryRows(ctx, func(cols []driver.Value) error {
+		row = make([]int64, len(cols))
+		for i, c := range cols {
+			row[i], _ = colInt(c)
+		}
+		return nil
+	})
+	if err == nil && row == nil {
+		err = fmt.Errorf("%s: no row", query)
+	}
+	return row, err
 }

@@ -106,7 +106,7 @@ func (t *deliveryTxn) orderKeys(args []any, at int) []any {
 func (w *txnWorker) delivery(ctx context.Context, s bench.Session) error {
 	t, st := &w.dl, &w.st.delivery
 	t.oID, t.cID, t.amount = [dlDistricts]int64{}, [dlDistricts]int64{}, [dlDistricts]float64{}
-	if err := txnBegin(ctx, s); err != nil {
+	if err := w.begin(ctx, s); err != nil {
 		return err
 	}
 	for d := range dlDistricts {

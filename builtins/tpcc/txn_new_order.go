@@ -220,7 +220,7 @@ func (w *txnWorker) initNewOrderRows() {
 func (w *txnWorker) newOrder(ctx context.Context, s bench.Session) error {
 	t, st := &w.no, &w.st.newOrder
 	t.customers, t.haveDistrict, w.rolledBack = 0, false, false
-	if err := txnBegin(ctx, s); err != nil {
+	if err := w.begin(ctx, s); err != nil {
 		return err
 	}
 	if _, err := st.customer.QueryRows(ctx, w.rows.noCustomer, w.params(t.wID, t.dID, t.cID)...); err != nil {

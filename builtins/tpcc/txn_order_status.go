@@ -95,7 +95,7 @@ func (w *txnWorker) initOrderStatusRows() {
 // lines; it changes nothing.
 func (w *txnWorker) orderStatus(ctx context.Context, s bench.Session) error {
 	t, st := &w.os, &w.st.orderStatus
-	if err := txnBegin(ctx, s); err != nil {
+	if err := w.begin(ctx, s); err != nil {
 		return err
 	}
 	t.customer = t.cID

@@ -120,7 +120,7 @@ func (w *txnWorker) initPaymentRows() {
 func (w *txnWorker) payment(ctx context.Context, s bench.Session) error {
 	t, st := &w.pay, &w.st.payment
 	cID := t.cID // a retry finds the customer again
-	if err := txnBegin(ctx, s); err != nil {
+	if err := w.begin(ctx, s); err != nil {
 		return err
 	}
 	if _, err := st.updateDistrict.Exec(ctx, w.params(t.amount, t.wID, t.dID)...); err != nil {

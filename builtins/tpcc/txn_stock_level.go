@@ -55,7 +55,7 @@ func (w *txnWorker) initStockLevelRows() {
 // threshold, counted; it changes nothing.
 func (w *txnWorker) stockLevel(ctx context.Context, s bench.Session) error {
 	t, st := &w.sl, &w.st.stockLevel
-	if err := txnBegin(ctx, s); err != nil {
+	if err := w.begin(ctx, s); err != nil {
 		return err
 	}
 	t.found = false

@@ -8,13 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,35 +21,11 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/snapshot"
 	"github.com/starbench/starbench/internal/sandbox"
+	"github.com/starbench/starbench/internal/testutil/gotpctest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 // --- go-tpc and a server loaded by it ---
-
-// goTPCBinary finds go-tpc v1.0.7: it fails the test under CI=true and
-// skips it elsewhere when go-tpc is missing.
-func goTPCBinary(t *testing.T) string {
-	t.Helper()
-	if home, err := os.UserHomeDir(); err == nil {
-		if p := filepath.Join(home, "go", "bin", "go-tpc"); fileExists(p) {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("go-tpc"); err == nil {
-		return p
-	}
-	const msg = "go-tpc is not installed: go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.7"
-	if sandboxtest.InCI() {
-		t.Fatal("CI=true: " + msg)
-	}
-	t.Skip("skipping: " + msg)
-	return ""
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
 
 // goTPCServer is a private MariaDB with one warehouse loaded by go-tpc.
 type goTPCServer struct {
@@ -63,7 +36,7 @@ type goTPCServer struct {
 
 func startGoTPCServer(t *testing.T) *goTPCServer {
 	t.Helper()
-	bin := goTPCBinary(t)
+	bin := gotpctest.Binary(t)
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{Database: "tpcc"})
 	srv := &goTPCServer{m: m, goTPC: bin}
 	srv.goTPCRun(t, "prepare", "--warehouses", "1", "-T", "2", "--no-check")
@@ -819,49 +792,27 @@ func TestTxnGoTPCCompat(t *testing.T) {
 	t.Logf("%d statement shapes, %d transaction shapes (go-tpc: %d, %d)", len(ourStmts), len(ourShapes), len(goStmts), len(goShapes))
 
 	checkShares(t, runMix(t, wl, cfg, bench.PSAuto, 4, 3000, 0, 3), 3000)
+	// Both checks of the data go-tpc loaded and both tools ran on: go-tpc's
+	// (the suite's one run of its default set, minutes on 3.3.2.10) and
+	// Check's must pass, and agree condition by condition.
 	out, _ := srv.goTPCRun(t, "check", "--warehouses", "1")
 	if strings.Contains(out, "failed") || !strings.Contains(out, "at condition 3.3.2.10") {
 		t.Errorf("go-tpc tpcc check:\n%s", out)
 	}
-}
-
-// TestTxnClientCPU measures the client's CPU per transaction, go-tpc's and
-// the workers', 4 threads for 10 s each on one warehouse. It runs when
-// STARBENCH_TPCC_CPU is set.
-func TestTxnClientCPU(t *testing.T) {
-	if os.Getenv("STARBENCH_TPCC_CPU") == "" {
-		t.Skip("set STARBENCH_TPCC_CPU=1 to measure the client's CPU per transaction")
-	}
-	srv := startGoTPCServer(t)
-	out, goCPU := srv.goTPCRun(t, "run", "--warehouses", "1", "-T", "4", "--time", "10s")
-	var goTxns int64
-	for _, m := range regexp.MustCompile(`\[Summary\] ([A-Z_]+) +- Takes\(s\): [0-9.]+, Count: (\d+)`).FindAllStringSubmatch(out, -1) {
-		if strings.HasSuffix(m[1], "_ERR") {
-			continue
-		}
-		n, _ := strconv.ParseInt(m[2], 10, 64)
-		goTxns += n
-	}
-	wl, err := NewWorkload(WorkloadOptions{Warehouses: 1, Constants: NewConstants(4)})
+	q, err := db.Open(context.Background(), srv.m.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := processCPU()
-	res := runMix(t, wl, srv.m.Config(), bench.PSAuto, 4, 0, 10*time.Second, 4)
-	cpu := processCPU() - before
-	n := res.Counts.Events
-	t.Logf("go-tpc: %d transactions, %s CPU, %.0f µs per transaction", goTxns, goCPU.Round(time.Millisecond), float64(goCPU.Microseconds())/float64(goTxns))
-	t.Logf("starbench: %d transactions, %s CPU, %.0f µs per transaction (%.2f× go-tpc's)", n, cpu.Round(time.Millisecond),
-		float64(cpu.Microseconds())/float64(n), (float64(cpu)/float64(n))/(float64(goCPU)/float64(goTxns)))
-}
-
-// processCPU is this process's user and system CPU time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+	defer q.Close()
+	ours, err := Check(context.Background(), q, 1, false)
+	if err != nil || !Passed(ours) {
+		t.Errorf("Check after both tools' runs: %v\n%s", err, strings.Join(CheckLines(ours), "\n"))
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	for _, c := range ours {
+		if !strings.Contains(out, "at condition "+c.Number+"\n") {
+			t.Errorf("go-tpc's default check has no condition %s, Check's has:\n%s", c.Number, out)
+		}
+	}
 }
 
 // TestTxnWait checks the keying and think times: think times average

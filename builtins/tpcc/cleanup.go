@@ -1,0 +1,30 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/starbench/starbench/builtins/bench"
+)
+
+// Cleanup drops the nine tables from the database conn's sessions start
+// in, naming it in every line it prints, and returns the tables dropped.
+func Cleanup(ctx context.Context, conn bench.Connector, out io.Writer) ([]string, error) {
+	s, err := conn.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	defer s.Close()
+	schema := connSchema(conn)
+	var dropped []string
+	for _, t := range Tables {
+		name := qualifiedTable(schema, t)
+		fmt.Fprintf(out, "Dropping table '%s'...\n", name)
+		if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return dropped, fmt.Errorf("drop %s: %w", name, err)
+		}
+		dropped = append(dropped, t)
+	}
+	return dropped, nil
+}
