@@ -21,6 +21,7 @@ import (
 	"github.com/starbench/starbench/builtins/report/reportstar"
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
+	"github.com/starbench/starbench/builtins/tpcc/tpccstar"
 	"github.com/starbench/starbench/builtins/yamlstar"
 	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/runner"
@@ -38,6 +39,7 @@ type Entry struct {
 var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command},
+	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},
 	{Module: localstar.Module, Doc: localstar.Doc},

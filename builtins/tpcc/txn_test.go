@@ -479,6 +479,30 @@ func TestTxnOnGoTPCData(t *testing.T) {
 		return int64(math.Round(f * 100))
 	}
 
+	t.Run("isolation", func(t *testing.T) {
+		// go-sql-driver's BeginTx with an isolation level, as go-tpc's
+		// --isolation: SET TRANSACTION ISOLATION LEVEL, then START
+		// TRANSACTION, every transaction; MariaDB takes both.
+		wl, err := NewWorkload(WorkloadOptions{Warehouses: 1, Constants: NewConstants(5), Isolation: IsolationLevels[2]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, rec := oneWorker(t, wl, conn, 0, 9)
+		events(t, w, rec, 30)
+		starts := 0
+		for i, l := range rec.lines {
+			if strings.HasPrefix(l, "START TRANSACTION") {
+				starts++
+				if i == 0 || rec.lines[i-1] != "SET TRANSACTION ISOLATION LEVEL READ COMMITTED" {
+					t.Fatalf("statement %d: START TRANSACTION without the isolation level before it:\n%s", i, strings.Join(rec.lines[max(0, i-3):i+1], "\n"))
+				}
+			}
+		}
+		if starts < 30 {
+			t.Errorf("%d transactions started in 30 events", starts)
+		}
+	})
+
 	t.Run("same_seed_same_stream", func(t *testing.T) {
 		admin, err := db.Open(ctx, cfg)
 		if err != nil {

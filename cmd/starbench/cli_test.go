@@ -310,7 +310,7 @@ func TestSysbenchRunOnAThrowawayTarget(t *testing.T) {
 }
 
 func TestHelpHasExamples(t *testing.T) {
-	for _, cmd := range []string{"run", "check", "sysbench", "doc", "version"} {
+	for _, cmd := range []string{"run", "check", "sysbench", "tpcc", "doc", "version"} {
 		r := starbench(t, nil, cmd, "--help")
 		expect(t, r, 0, "Examples:", "starbench "+cmd)
 	}

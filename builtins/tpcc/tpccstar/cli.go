@@ -1,0 +1,229 @@
+package tpccstar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/tpcc"
+	"github.com/starbench/starbench/internal/cli"
+	"github.com/starbench/starbench/internal/results"
+)
+
+const tpccLong = `Tpcc runs TPC-C as go-tpc v1.0.7 does, with go-tpc's command line as reports print it: the
+same nine tables, the same statements and mix, the same [Current]/[Summary] output with tpmC
+and efficiency (and a tpmTotal line), on starbench's workload engine: HdrHistogram latencies per
+transaction, errors by code, reconnects, and a results folder that report and compare read.
+
+Commands: prepare (create and load the tables; then check them unless --no-check), run (the five
+transactions for --time or --count), check (the consistency conditions; --check-all adds
+3.3.2.11, which holds only before a run), cleanup (drop the tables).
+
+Connection: go-tpc's -H/--host, -P/--port, -U/--user, -p/--password, -D/--db (defaults
+127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb.
+
+starbench additions: --target, --out DIR (results folder of a run), --seed N (the data and the
+transactions repeat for a seed), --load-method auto|insert|load-data (prepare: LOAD DATA LOCAL
+where the server takes it), --props FILE (a BenchmarkSQL props.mysql: conn, user, password,
+warehouses, loadWorkers, terminals, runMins or runTxnsPerTerminal, the five weights; the tables
+stay go-tpc's layout).
+
+By default a run counts and retries deadlocks, lock wait timeouts and TiDB's retryable errors;
+--ignore-error does so for every server error, as go-tpc's does.
+
+Exit codes: 0 ok, 1 the command or a consistency condition failed, 2 bad command line, 130 interrupted.`
+
+// Command is `starbench tpcc ...`: go-tpc's command lines.
+var Command = &cli.Command{
+	Use:   "tpcc [go-tpc flags] prepare|run|check|cleanup",
+	Short: "Run TPC-C (go-tpc's tables, statements and command line) with the Go workload engine",
+	Long:  tpccLong,
+	Example: `  starbench tpcc -H 127.0.0.1 -P 4000 -D tpcc --warehouses 4 -T 4 prepare
+  starbench tpcc -H 127.0.0.1 -P 4000 -D tpcc --warehouses 4 -T 16 --time 5m --interval 10s run
+  starbench tpcc -D tpcc --warehouses 4 check
+  starbench tpcc --props props.mysql run
+  starbench tpcc --target sandbox:mariadb --warehouses 1 -T 2 --time 30s run   # prepares first: the server lives for this command only`,
+	Run: func(ctx context.Context, env *cli.Env, args []string) error { return (&command{env}).run(ctx, args) },
+}
+
+// command is one `starbench tpcc` invocation.
+type command struct{ *cli.Env }
+
+func (a *command) run(ctx context.Context, args []string) error {
+	cl, err := tpcc.ParseCommandLine(args)
+	if err != nil {
+		return cli.Usagef("tpcc: %v\nRun 'starbench tpcc --help' for usage.", err)
+	}
+	a.AddSecrets(cl.Password)
+	if cl.Help {
+		if err := a.Help(); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(a.Stdout, "\ngo-tpc's and starbench's flags:\n%s", tpcc.FlagUsage())
+		return err
+	}
+	if cl.Props != "" {
+		if err := a.applyProps(cl); err != nil {
+			return err
+		}
+	}
+	ep, err := a.endpoints(ctx, cl)
+	if err != nil {
+		return err
+	}
+	defer ep.Stop()
+	conn := &bench.RoundRobin{}
+	for _, c := range ep.Configs {
+		conn.Connectors = append(conn.Connectors, bench.NewSQLConnector(c, bench.PSAuto))
+	}
+	if cl.Seed == 0 {
+		cl.Seed = results.DrawSeed()
+	}
+	switch cl.Command {
+	case "prepare":
+		err = a.prepare(ctx, cl, conn, ep)
+	case "run":
+		if ep.Throwaway() {
+			fmt.Fprintf(a.Stderr, "note: --target %s starts an empty server for this command only; preparing the tables first\n", ep.Info["kind"])
+			if err := a.load(ctx, cl, conn, a.Stderr); err != nil {
+				return err
+			}
+		}
+		return a.runStep(ctx, cl, conn, ep)
+	case "check":
+		err = a.check(ctx, cl, ep)
+	case "cleanup":
+		_, err = tpcc.Cleanup(ctx, conn, a.Stdout)
+	}
+	return cli.WrapInterrupt(ctx, err)
+}
+
+// applyProps takes a BenchmarkSQL props file's connection, size, threads,
+// run length and weights.
+func (a *command) applyProps(cl *tpcc.CommandLine) error {
+	f, err := os.Open(cl.Props)
+	if err != nil {
+		return cli.Usagef("tpcc: --props: %v", err)
+	}
+	defer f.Close()
+	p, err := tpcc.ReadProps(f, cl.Props)
+	if err != nil {
+		return cli.Usagef("tpcc: --props: %v", err)
+	}
+	a.AddSecrets(p.Password)
+	cl.Host, cl.Port, cl.DB, cl.User, cl.Password = p.Host, p.Port, p.DB, p.User, p.Password
+	cl.MySQLGiven = true
+	cl.Warehouses = p.Warehouses
+	switch cl.Command {
+	case "prepare":
+		cl.Threads = max(p.LoadWorkers, 1)
+	case "run":
+		cl.Threads = max(p.Terminals, 1)
+		cl.Time, cl.Count = p.RunTime, p.TxnsPerTerminal*int64(cl.Threads)
+	}
+	cl.Weights = p.Weights
+	if len(p.Ignored) > 0 {
+		fmt.Fprintf(a.Stderr, "note: %s: keys starbench does not use: %v\n", cl.Props, p.Ignored)
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(a.Stderr, "warning: %s\n", w)
+	}
+	fmt.Fprintf(a.Stderr, "note: %s: the tables are go-tpc's layout (warehouse, district, ...), not BenchmarkSQL's bmsql_ ones\n", cl.Props)
+	return nil
+}
+
+// endpoints resolves --target or go-tpc's -H/-P/-U/-p/-D.
+func (a *command) endpoints(ctx context.Context, cl *tpcc.CommandLine) (*cli.Endpoints, error) {
+	if cl.Target == "" && !cl.MySQLGiven {
+		cl.Target = os.Getenv("STARBENCH_TARGET")
+	}
+	if cl.Target != "" {
+		return a.OpenTarget(ctx, "tpcc", cl.Target)
+	}
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = cl.User, cl.Password, "tcp", net.JoinHostPort(cl.Host, strconv.Itoa(cl.Port)), cl.DB
+	cfg.Timeout = db.DefaultConnectTimeout
+	cfg.AllowNativePasswords = true
+	return cli.Direct([]*mysql.Config{cfg}), nil
+}
+
+// prepare loads the tables and, unless --no-check, checks them.
+func (a *command) prepare(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, ep *cli.Endpoints) error {
+	if err := a.load(ctx, cl, conn, a.Stdout); err != nil {
+		return err
+	}
+	if cl.NoCheck {
+		return nil
+	}
+	return a.check(ctx, cl, ep)
+}
+
+func (a *command) load(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, out io.Writer) error {
+	o := tpcc.LoadOptions{Warehouses: cl.Warehouses, Threads: cl.Threads, Parts: cl.Parts, Seed: cl.Seed,
+		Method: cl.LoadMethod, IfExists: tpcc.IfExistsError}
+	if cl.DropData {
+		o.IfExists = tpcc.IfExistsDrop
+	}
+	res, err := tpcc.Prepare(ctx, conn, o, out)
+	if err != nil {
+		return cli.WrapInterrupt(ctx, err)
+	}
+	fmt.Fprintf(out, "loaded %d rows into %d tables in %.1fs (%.0f rows/s), seed %d\n", res.TotalRows, len(res.Tables), res.Seconds, res.RowsPerS, cl.Seed)
+	return nil
+}
+
+// check runs the consistency conditions and fails when one fails.
+func (a *command) check(ctx context.Context, cl *tpcc.CommandLine, ep *cli.Endpoints) error {
+	q, err := db.Open(ctx, ep.Configs[0])
+	if err != nil {
+		return err
+	}
+	defer q.Close()
+	conds, err := tpcc.Check(ctx, q, cl.Warehouses, cl.CheckAll)
+	if err != nil {
+		return notLoaded(ctx, fmt.Errorf("check: %w", err))
+	}
+	for _, line := range tpcc.CheckLines(conds) {
+		fmt.Fprintln(a.Stdout, line)
+	}
+	if !tpcc.Passed(conds) {
+		return fmt.Errorf("%s", failedList(conds))
+	}
+	return nil
+}
+
+// runStep runs the transactions as a benchmark step whose folder is the
+// results folder.
+func (a *command) runStep(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, ep *cli.Endpoints) error {
+	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: cl.Warehouses, Weights: cl.Weights, Wait: cl.Wait,
+		Constants: tpcc.NewConstants(uint64(cl.Seed)), Isolation: tpcc.IsolationLevels[cl.Isolation]})
+	if err != nil {
+		return cli.Usagef("tpcc: %v", err)
+	}
+	// Missing tables, another tool's or too few warehouses are bad input:
+	// said before a results folder is made.
+	if err := tpcc.VerifyLoaded(ctx, conn, cl.Warehouses); err != nil {
+		return notLoaded(ctx, err)
+	}
+	o := tpcc.RunOptions{Threads: cl.Threads, Time: cl.Time, Count: cl.Count, Interval: cl.Interval, Seed: cl.Seed, IgnoreAll: cl.IgnoreError}
+	spec := cli.RunSpec{What: "tpcc", Out: cl.Out, Name: "tpcc", Plan: "tpcc", Seed: cl.Seed}
+	return a.RunStep(ctx, spec, ep, wl.Step(conn, o))
+}
+
+// notLoaded makes tables that are missing, another tool's or too few a
+// usage error (exit 2).
+func notLoaded(ctx context.Context, err error) error {
+	var nl *tpcc.NotLoadedError
+	if errors.As(err, &nl) {
+		return cli.Usagef("tpcc: %v", err)
+	}
+	return cli.WrapInterrupt(ctx, fmt.Errorf("tpcc: %w", err))
+}

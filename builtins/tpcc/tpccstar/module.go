@@ -1,0 +1,483 @@
+// Package tpccstar is the Starlark adapter of builtins/tpcc: the
+// predeclared `tpcc` module (prepare, run, check, cleanup, each a step)
+// and `starbench tpcc`, go-tpc's command line.
+package tpccstar
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/tpcc"
+	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner"
+)
+
+// Module is the predeclared `tpcc` module.
+var Module = &starlarkstruct.Module{
+	Name: "tpcc",
+	Members: starlark.StringDict{
+		"prepare": starlark.NewBuiltin("tpcc.prepare", prepare),
+		"run":     starlark.NewBuiltin("tpcc.run", run),
+		"check":   starlark.NewBuiltin("tpcc.check", check),
+		"cleanup": starlark.NewBuiltin("tpcc.cleanup", cleanup),
+	},
+}
+
+// Doc documents the module for `starbench doc`.
+var Doc = runner.ModuleDoc{
+	Name: "tpcc",
+	Summary: "TPC-C as go-tpc v1.0.7 runs it (its nine tables, its statements, its output), on the same engine as " +
+		"sysbench: HdrHistogram latencies per transaction, intervals, errors by code, reconnects, results folders " +
+		"that report and compare read. Each call is a step; check lists the equivalent go-tpc command line.",
+	Funcs: []runner.FuncDoc{
+		{Name: "tpcc.prepare", Signature: "tpcc.prepare(conn, warehouses=10, threads=1, parts=1, if_exists=\"error\", load_method=\"auto\", seed=0)",
+			Doc: "Creates the nine tables in conn's current database and loads warehouses warehouses as the TPC-C specification " +
+				"generates them (deterministic for the seed: the run's by default), threads warehouses at a time, with LOAD DATA " +
+				"LOCAL INFILE where the server takes it and multi-row INSERTs where it refuses. Tables that exist are an error " +
+				"naming them unless if_exists is \"drop\" or \"reuse\". parts HASH-partitions each table by warehouse. Returns a " +
+				"struct: schema, tables, rows (by table), total_rows, seconds, rows_per_s, load_time."},
+		{Name: "tpcc.run", Signature: "tpcc.run(conn, warehouses=10, threads=1, time=\"60s\", count=0, interval=\"10s\", weights=[45, 43, 4, 4, 4], wait=False, isolation=\"\", ignore_errors=None, rate=0, warmup_time=0, seed=0, tags={})",
+			Doc: "Runs the five transactions with threads connections for time (or count transactions), in the weights' mix, " +
+				"printing go-tpc's [Current]/[Summary] lines, and writes steps/<id>-tpcc-t<threads>/. ignore_errors lists the " +
+				"MySQL error codes counted and retried (default: deadlocks, lock wait timeouts, TiDB's retryable errors; \"all\" " +
+				"as go-tpc's --ignore-error). wait adds the specification's keying and think times. isolation (\"read committed\", " +
+				"\"repeatable read\", ...) is set before each transaction, as go-tpc's --isolation does. Returns a struct: tpmC, " +
+				"tpmTotal, efficiency, transactions, errors, kinds (by transaction: count, errors, tpm, avg, p50, p90, p95, " +
+				"p99, max in ms), seconds, threads, tags, dir."},
+		{Name: "tpcc.check", Signature: "tpcc.check(conn, warehouses=10, all=False, require=True)",
+			Doc: "Checks the consistency conditions 3.3.2.1-12 (go-tpc's default set; all adds 3.3.2.11, which holds only " +
+				"before a run), each as a few set-based queries per warehouse. Returns a struct: passed, conditions (number, " +
+				"description, passed, offending, examples). With require=True a failed condition fails the step, naming it."},
+		{Name: "tpcc.cleanup", Signature: "tpcc.cleanup(conn)",
+			Doc: "Drops the nine tables from conn's current database, naming each as schema.table; returns their names."},
+	},
+}
+
+// connector opens sessions on the handle's endpoints, in its database and
+// with its session settings.
+func connector(c *dbstar.Conn) (bench.Connector, error) {
+	cfgs, settings := c.Endpoints()
+	if len(cfgs) == 0 {
+		return nil, fmt.Errorf("connection %s is closed", c.ID())
+	}
+	r := &bench.RoundRobin{}
+	for _, cfg := range cfgs {
+		r.Connectors = append(r.Connectors, &bench.SQLConnector{Config: cfg, PS: bench.PSAuto, Init: settings})
+	}
+	return r, nil
+}
+
+// commandLine is the go-tpc command line equivalent to a call.
+func commandLine(conn *dbstar.Conn, command string, flags ...string) string {
+	parts := []string{"go-tpc", "tpcc"}
+	if database := conn.Session().Database; database != "" {
+		parts = append(parts, "-D", database)
+	}
+	return strings.Join(append(append(parts, flags...), command), " ")
+}
+
+func seedOf(s *runner.Step, explicit int64) int64 {
+	if explicit != 0 {
+		return explicit
+	}
+	return s.Seed()
+}
+
+func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var conn *dbstar.Conn
+	o := tpcc.LoadOptions{Warehouses: 10, Threads: 1, Parts: 1, IfExists: tpcc.IfExistsError, Method: "auto"}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "warehouses?", &o.Warehouses, "threads?", &o.Threads,
+		"parts?", &o.Parts, "if_exists?", &o.IfExists, "load_method?", &o.Method, "seed?", &o.Seed); err != nil {
+		return nil, err
+	}
+	if o.Warehouses < 1 || o.Threads < 1 || o.Parts < 1 || o.Parts > o.Warehouses {
+		return nil, fmt.Errorf("%s: want warehouses >= 1, threads >= 1 and 1 <= parts <= warehouses (got %d, %d, %d)", b.Name(), o.Warehouses, o.Threads, o.Parts)
+	}
+	flags := []string{fmt.Sprintf("--warehouses %d", o.Warehouses), fmt.Sprintf("-T %d", o.Threads)}
+	if o.Parts > 1 {
+		flags = append(flags, fmt.Sprintf("--parts %d", o.Parts))
+	}
+	info := runner.StepInfo{Builtin: "tpcc.prepare", Handle: conn.ID(), Text: commandLine(conn, "prepare", flags...),
+		Args: map[string]any{"warehouses": o.Warehouses, "threads": o.Threads, "parts": o.Parts, "if_exists": o.IfExists, "load_method": o.Method, "seed": o.Seed}}
+	h := runner.HostOf(thread)
+	return h.Step(info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			c, err := connector(conn)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			o.Seed = seedOf(s, o.Seed)
+			res, err := tpcc.Prepare(s.Context(), c, o, h.Out().Writer())
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{Value: loadValue(res, false), Record: res}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return loadValue(&tpcc.LoadResult{}, true) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var res tpcc.LoadResult
+			err := json.Unmarshal(raw, &res)
+			return loadValue(&res, false), err
+		},
+	})
+}
+
+func loadValue(r *tpcc.LoadResult, placeholder bool) starlark.Value {
+	rows := starlark.NewDict(len(r.Rows))
+	for t, n := range r.Rows {
+		_ = rows.SetKey(starlark.String(t), starlark.MakeInt64(n))
+	}
+	return starlarkstruct.FromStringDict(starlark.String("tpcc_load"), starlark.StringDict{
+		"schema": starlark.String(r.Schema), "tables": strings_(r.Tables), "rows": rows,
+		"total_rows": starlark.MakeInt64(r.TotalRows), "seconds": starlark.Float(r.Seconds),
+		"rows_per_s": starlark.Float(r.RowsPerS), "load_time": starlark.String(r.LoadTime), "placeholder": starlark.Bool(placeholder),
+	})
+}
+
+func strings_(ss []string) *starlark.List {
+	vals := make([]starlark.Value, len(ss))
+	for i, s := range ss {
+		vals[i] = starlark.String(s)
+	}
+	return starlark.NewList(vals)
+}
+
+// runArgs are tpcc.run's arguments.
+type runArgs struct {
+	warehouses, threads int
+	time, interval      time.Duration
+	count               int64
+	weights             tpcc.Weights
+	wait                bool
+	ignore              []uint16
+	ignoreAll           bool
+	rate                float64
+	warmup              time.Duration
+	seed                int64
+	tags                map[string]string
+	isolation           string // one of tpcc.IsolationLevels' names
+}
+
+func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (*dbstar.Conn, *runArgs, error) {
+	var conn *dbstar.Conn
+	var timeV, intervalV, warmupV starlark.Value = starlark.String("60s"), starlark.String("10s"), starlark.MakeInt(0)
+	var weights *starlark.List
+	var ignore starlark.Value = starlark.None
+	var tags *starlark.Dict
+	r := &runArgs{warehouses: 10, threads: 1}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "warehouses?", &r.warehouses, "threads?", &r.threads,
+		"time?", &timeV, "count?", &r.count, "interval?", &intervalV, "weights?", &weights, "wait?", &r.wait,
+		"ignore_errors?", &ignore, "rate?", &r.rate, "warmup_time?", &warmupV, "seed?", &r.seed, "tags?", &tags, "isolation?", &r.isolation); err != nil {
+		return nil, nil, err
+	}
+	var err error
+	for _, d := range []struct {
+		v   starlark.Value
+		dst *time.Duration
+		key string
+	}{{timeV, &r.time, "time"}, {intervalV, &r.interval, "interval"}, {warmupV, &r.warmup, "warmup_time"}} {
+		if *d.dst, err = runner.DurationOf(d.v); err != nil {
+			return nil, nil, fmt.Errorf("%s: %s: %w", b.Name(), d.key, err)
+		}
+	}
+	if r.warehouses < 1 || r.threads < 1 || r.count < 0 || (r.time == 0 && r.count == 0) || r.interval <= 0 {
+		return nil, nil, fmt.Errorf("%s: want warehouses >= 1, threads >= 1, a time or a count, and a positive interval", b.Name())
+	}
+	if weights != nil {
+		if weights.Len() != 5 {
+			return nil, nil, fmt.Errorf("%s: weights are five numbers (New-Order, Payment, Order-Status, Delivery, Stock-Level), got %d", b.Name(), weights.Len())
+		}
+		for i := range 5 {
+			if err := starlark.AsInt(weights.Index(i), &r.weights[i]); err != nil {
+				return nil, nil, fmt.Errorf("%s: weights: %w", b.Name(), err)
+			}
+		}
+	}
+	r.isolation = strings.ToUpper(strings.TrimSpace(r.isolation))
+	if isolationNumber(r.isolation) < 0 {
+		return nil, nil, fmt.Errorf("%s: isolation must be \"read uncommitted\", \"read committed\", \"repeatable read\", \"serializable\" or \"\" (the server's), not %q", b.Name(), r.isolation)
+	}
+	if r.ignore, r.ignoreAll, err = ignoredErrors(ignore); err != nil {
+		return nil, nil, fmt.Errorf("%s: ignore_errors: %w", b.Name(), err)
+	}
+	if r.tags, err = tagMap(tags); err != nil {
+		return nil, nil, fmt.Errorf("%s: tags: %w", b.Name(), err)
+	}
+	return conn, r, nil
+}
+
+// ignoredErrors reads ignore_errors: None (the defaults), "all", or a list
+// of MySQL error codes.
+func ignoredErrors(v starlark.Value) ([]uint16, bool, error) {
+	switch v := v.(type) {
+	case starlark.NoneType:
+		return nil, false, nil
+	case starlark.String:
+		if v == "all" {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf(`want "all" or a list of error codes, not %q`, string(v))
+	case *starlark.List:
+		codes := []uint16{}
+		for i := range v.Len() {
+			var n int
+			if err := starlark.AsInt(v.Index(i), &n); err != nil || n < 1 || n > 65535 {
+				return nil, false, fmt.Errorf("%s is not a MySQL error code", v.Index(i))
+			}
+			codes = append(codes, uint16(n))
+		}
+		return codes, false, nil
+	}
+	return nil, false, fmt.Errorf(`want "all" or a list of error codes, not %s`, v.Type())
+}
+
+func tagMap(d *starlark.Dict) (map[string]string, error) {
+	tags := map[string]string{}
+	if d == nil {
+		return tags, nil
+	}
+	for _, kv := range d.Items() {
+		k, ok := starlark.AsString(kv[0])
+		if !ok {
+			return nil, fmt.Errorf("tag names must be strings")
+		}
+		if s, ok := starlark.AsString(kv[1]); ok {
+			tags[k] = s
+		} else {
+			tags[k] = kv[1].String()
+		}
+	}
+	return tags, nil
+}
+
+func (r *runArgs) flags() []string {
+	flags := []string{fmt.Sprintf("--warehouses %d", r.warehouses), fmt.Sprintf("-T %d", r.threads)}
+	if r.time > 0 {
+		flags = append(flags, "--time "+r.time.String())
+	}
+	if r.count > 0 {
+		flags = append(flags, fmt.Sprintf("--count %d", r.count))
+	}
+	flags = append(flags, "--interval "+r.interval.String())
+	if r.wait {
+		flags = append(flags, "--wait")
+	}
+	if r.ignoreAll {
+		flags = append(flags, "--ignore-error")
+	}
+	if n := isolationNumber(r.isolation); n > 0 {
+		flags = append(flags, fmt.Sprintf("--isolation %d", n))
+	}
+	return flags
+}
+
+// isolationNumber is go-tpc's --isolation number of a level's name, -1
+// for a name it has none for.
+func isolationNumber(level string) int {
+	for n, name := range tpcc.IsolationLevels {
+		if name == level {
+			return n
+		}
+	}
+	return -1
+}
+
+func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	conn, r, err := parseRun(b, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: r.warehouses, Weights: r.weights, Wait: r.wait})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	weights := wl.Options().Weights
+	stepArgs := map[string]any{"warehouses": r.warehouses, "threads": r.threads, "time": r.time.Seconds(), "count": r.count,
+		"interval": r.interval.Seconds(), "weights": weights[:], "wait": r.wait, "rate": r.rate, "seed": r.seed, "isolation": r.isolation}
+	if len(r.tags) > 0 {
+		stepArgs["tags"] = r.tags
+	}
+	info := runner.StepInfo{Builtin: "tpcc.run", Handle: conn.ID(), Text: commandLine(conn, "run", r.flags()...), Args: stepArgs}
+	h := runner.HostOf(thread)
+	return h.Step(info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			return runWorkload(h, b, s, conn, r)
+		},
+		Placeholder: func(*runner.Step) starlark.Value {
+			return resultValue(&results.Summary{Workload: wl.Meta(), Threads: r.threads, Tags: r.tags}, "", true)
+		},
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var rec struct {
+				Dir     string           `json:"dir"`
+				Summary *results.Summary `json:"summary"`
+			}
+			if err := json.Unmarshal(raw, &rec); err != nil || rec.Summary == nil {
+				return nil, fmt.Errorf("recorded result of tpcc.run does not parse: %v", err)
+			}
+			return resultValue(rec.Summary, rec.Dir, false), nil
+		},
+	})
+}
+
+func runWorkload(h runner.Host, b *starlark.Builtin, s *runner.Step, conn *dbstar.Conn, r *runArgs) (runner.Outcome, error) {
+	c, err := connector(conn)
+	if err != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	seed := seedOf(s, r.seed)
+	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: r.warehouses, Weights: r.weights, Wait: r.wait,
+		Constants: tpcc.NewConstants(uint64(seed)), Isolation: r.isolation})
+	if err != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	dir, err := s.OutputDir(fmt.Sprintf("tpcc-t%d", r.threads))
+	if err != nil {
+		return runner.Outcome{}, err
+	}
+	step := wl.Step(c, tpcc.RunOptions{Threads: r.threads, Time: r.time, Count: r.count, Interval: r.interval, Seed: seed,
+		IgnoreErrors: r.ignore, IgnoreAll: r.ignoreAll, Rate: r.rate, Warmup: r.warmup})
+	step.Tags, step.Target, step.Output = r.tags, conn.Display(), h.Out().Writer()
+	step.Redact = h.Run().Redact
+	step.Progress = func(p bench.Progress) { h.Out().Benchmark(runner.BenchmarkStatus(p)) }
+	sum, res, runErr := bench.RunStep(s.Context(), dir, step)
+	if res == nil {
+		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
+	}
+	rel := h.Run().Relative(dir)
+	if runErr != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
+	}
+	if res.Stopped == "interrupted" || s.Context().Err() != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: interrupted after %.1fs; partial results in %s: %w", b.Name(), res.Elapsed.Seconds(), rel, s.Context().Err())
+	}
+	return runner.Outcome{Value: resultValue(sum, rel, false), Record: map[string]any{"dir": rel, "summary": sum}}, nil
+}
+
+// resultValue is what tpcc.run returns to the plan.
+func resultValue(s *results.Summary, dir string, placeholder bool) starlark.Value {
+	kinds := starlark.NewDict(len(s.Kinds))
+	for _, k := range s.Kinds {
+		l := k.Latency
+		_ = kinds.SetKey(starlark.String(k.Name), starlarkstruct.FromStringDict(starlark.String("tpcc_kind"), starlark.StringDict{
+			"count": starlark.MakeInt64(k.Events), "errors": starlark.MakeInt64(k.Errors), "tpm": starlark.Float(k.PerMinute),
+			"avg": starlark.Float(l.AvgMS), "p50": starlark.Float(l.Percentiles["50"]), "p90": starlark.Float(l.Percentiles["90"]),
+			"p95": starlark.Float(l.Percentiles["95"]), "p99": starlark.Float(l.Percentiles["99"]), "max": starlark.Float(l.MaxMS),
+		}))
+	}
+	tags := starlark.NewDict(len(s.Tags))
+	for k, v := range s.Tags {
+		_ = tags.SetKey(starlark.String(k), starlark.String(v))
+	}
+	return starlarkstruct.FromStringDict(starlark.String("tpcc_result"), starlark.StringDict{
+		"tpmC": starlark.Float(s.Metrics["tpmC"]), "tpmTotal": starlark.Float(s.Metrics["tpmTotal"]),
+		"efficiency": starlark.Float(s.Metrics["efficiency"]), "transactions": starlark.MakeInt64(s.Events),
+		"errors": starlark.MakeInt64(s.Errors), "kinds": kinds, "seconds": starlark.Float(s.Seconds),
+		"threads": starlark.MakeInt(s.Threads), "tags": tags, "dir": starlark.String(dir), "placeholder": starlark.Bool(placeholder),
+	})
+}
+
+func check(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var conn *dbstar.Conn
+	warehouses, all, require := 10, false, true
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "warehouses?", &warehouses, "all?", &all, "require?", &require); err != nil {
+		return nil, err
+	}
+	flags := []string{fmt.Sprintf("--warehouses %d", warehouses)}
+	if all {
+		flags = append(flags, "--check-all")
+	}
+	info := runner.StepInfo{Builtin: "tpcc.check", Handle: conn.ID(), Text: commandLine(conn, "check", flags...),
+		Args: map[string]any{"warehouses": warehouses, "all": all, "require": require}}
+	h := runner.HostOf(thread)
+	return h.Step(info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			cfgs, settings := conn.Endpoints()
+			if len(cfgs) == 0 {
+				return runner.Outcome{}, fmt.Errorf("%s: connection %s is closed", b.Name(), conn.ID())
+			}
+			q, err := db.OpenSession(s.Context(), cfgs[0], db.Session{Database: cfgs[0].DBName, Settings: settings})
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			defer q.Close()
+			conds, err := tpcc.Check(s.Context(), q, warehouses, all)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			out := h.Out().Writer()
+			for _, line := range tpcc.CheckLines(conds) {
+				fmt.Fprintln(out, line)
+			}
+			if require && !tpcc.Passed(conds) {
+				return runner.Outcome{}, fmt.Errorf("%s: %s", b.Name(), failedList(conds))
+			}
+			return runner.Outcome{Value: checkValue(conds), Record: conds}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return checkValue(nil) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var conds []tpcc.Condition
+			err := json.Unmarshal(raw, &conds)
+			return checkValue(conds), err
+		},
+	})
+}
+
+// failedList names the conditions that failed.
+func failedList(conds []tpcc.Condition) string {
+	var failed []string
+	for _, c := range conds {
+		if !c.Pass {
+			failed = append(failed, fmt.Sprintf("%s (%s: %d %s)", c.Number, c.Description, c.Offending, c.Unit))
+		}
+	}
+	return "consistency conditions failed: " + strings.Join(failed, "; ")
+}
+
+func checkValue(conds []tpcc.Condition) starlark.Value {
+	var list []starlark.Value
+	for _, c := range conds {
+		list = append(list, starlarkstruct.FromStringDict(starlark.String("tpcc_condition"), starlark.StringDict{
+			"number": starlark.String(c.Number), "description": starlark.String(c.Description), "passed": starlark.Bool(c.Pass),
+			"offending": starlark.MakeInt(c.Offending), "examples": strings_(c.Examples),
+		}))
+	}
+	return starlarkstruct.FromStringDict(starlark.String("tpcc_check"), starlark.StringDict{
+		"passed": starlark.Bool(tpcc.Passed(conds)), "conditions": starlark.NewList(list),
+	})
+}
+
+func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var conn *dbstar.Conn
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn); err != nil {
+		return nil, err
+	}
+	info := runner.StepInfo{Builtin: "tpcc.cleanup", Handle: conn.ID(), Text: commandLine(conn, "cleanup")}
+	h := runner.HostOf(thread)
+	return h.Step(info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			c, err := connector(conn)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			dropped, err := tpcc.Cleanup(s.Context(), c, h.Out().Writer())
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{Value: strings_(dropped), Record: dropped}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return strings_(nil) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var dropped []string
+			err := json.Unmarshal(raw, &dropped)
+			return strings_(dropped), err
+		},
+	})
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/sandbox"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+)
+
+// `starbench tpcc` with go-tpc's command lines against a real server:
+// prepare, check, run, a broken condition, bad input, cleanup.
+func TestTPCCCommandLines(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	ctx := context.Background()
+	c, err := db.Open(ctx, m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, q := range []string{"CREATE DATABASE tpcc", "CREATE DATABASE empty", "CREATE DATABASE other",
+		"CREATE TABLE other.warehouse (w_id INT PRIMARY KEY, w_ytd DECIMAL(12,2))"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host, port, _ := strings.Cut(m.Config().Addr, ":")
+	conn := []string{"-H", host, "-P", port, "-U", "root", "-p", m.Password()}
+	tpcc := func(extra ...string) cliResult {
+		return starbench(t, nil, append(append([]string{"tpcc"}, conn...), extra...)...)
+	}
+	noPassword := func(r cliResult) {
+		if strings.Contains(r.stdout+r.stderr, m.Password()) {
+			t.Errorf("password printed:\n%s\n%s", r.stdout, r.stderr)
+		}
+	}
+
+	r := tpcc("-D", "tpcc", "--warehouses", "1", "-T", "2", "--no-check", "--seed", "7", "prepare")
+	expect(t, r, 0, "loaded ", "rows into 9 tables", "seed 7")
+	noPassword(r)
+	r = tpcc("-D", "tpcc", "--warehouses", "1", "prepare")
+	expect(t, r, 1, "tables already exist: tpcc.item")
+
+	r = tpcc("-D", "tpcc", "--warehouses", "1", "check")
+	expect(t, r, 0, "3.3.2.1 ", "3.3.2.12", "pass")
+
+	out := outDir(t)
+	r = tpcc("-D", "tpcc", "--warehouses", "1", "-T", "2", "--count", "200", "--interval", "1s", "--seed", "7", "--out", out, "run")
+	expect(t, r, 0, "[Summary] NEW_ORDER - Takes(s):", "[Summary] PAYMENT - Takes(s):", "tpmC: ", "efficiency: ", "tpmTotal: ",
+		"results: "+out+" (completed)")
+	noPassword(r)
+	for _, f := range []string{"summary.json", "intervals.csv", "latency.hlog", "output.txt", "manifest.json"} {
+		data, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Errorf("results folder lacks %s", f)
+		}
+		if bytes.Contains(data, []byte(m.Password())) {
+			t.Errorf("%s holds the password", f)
+		}
+	}
+	summary, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	for _, w := range []string{`"tpmC"`, `"efficiency"`, `"new_order"`, `"stock_level"`} {
+		if !bytes.Contains(summary, []byte(w)) {
+			t.Errorf("summary.json lacks %s:\n%s", w, summary)
+		}
+	}
+	expect(t, starbench(t, nil, "report", out), 0, "tpcc")
+
+	// A district whose next order id moved breaks condition 3.3.2.2 (exit 1).
+	if _, err := c.Exec(ctx, "UPDATE tpcc.district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = 1 AND d_id = 3"); err != nil {
+		t.Fatal(err)
+	}
+	r = tpcc("-D", "tpcc", "--warehouses", "1", "check")
+	expect(t, r, 1, "3.3.2.2", "fail (1 ", "w_id=1 d_id=3")
+
+	// Bad input: exit 2, before any results folder.
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-D", "tpcc", "--bogus", "run"}, "unknown flag: --bogus"},
+		{[]string{"-D", "tpcc", "--warehouses", "0", "prepare"}, "--warehouses must be at least 1"},
+		{[]string{"-D", "tpcc", "--isolation", "3", "--time", "1s", "run"}, "--isolation must be 0"},
+		{[]string{"-D", "tpcc", "run"}, "run needs --time or --count"},
+		{[]string{"-D", "tpcc", "frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"-D", "tpcc", "--warehouses", "5", "--count", "10", "run"}, "the database holds 1 warehouses"},
+		{[]string{"-D", "tpcc", "--warehouses", "5", "check"}, "the database holds 1 of warehouses 1..5"},
+		{[]string{"-D", "empty", "--warehouses", "1", "--count", "10", "run"}, "the TPC-C tables are not there (prepare them first): missing empty.item"},
+		{[]string{"-D", "other", "--warehouses", "1", "check"}, "table other.warehouse is not go-tpc's layout"},
+		{[]string{"-D", "other", "--warehouses", "1", "--count", "10", "--out", filepath.Join(t.TempDir(), "x"), "run"}, "table other.warehouse is not go-tpc's layout"},
+	} {
+		r = tpcc(bad.args...)
+		expect(t, r, 2, bad.want)
+		if strings.Contains(r.stderr, "results: ") {
+			t.Errorf("%v made a results folder:\n%s", bad.args, r.stderr)
+		}
+	}
+
+	// Cleanup drops the nine tables of the database named, and only them.
+	r = tpcc("-D", "tpcc", "cleanup")
+	expect(t, r, 0, "tpcc.order_line")
+	rs, err := c.Query(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ('tpcc', 'other')")
+	if err != nil || rs.Rows[0][0] != int64(1) {
+		t.Errorf("after cleanup: %v tables left in tpcc and other (%v), want other.warehouse alone", rs, err)
+	}
+
+	r = starbench(t, nil, "tpcc", "--help")
+	expect(t, r, 0, "Examples:", "go-tpc's and starbench's flags:", "--warehouses int", "--props string")
+}
+
+// A BenchmarkSQL props file drives prepare and run: its connection, size,
+// loaders, terminals, transactions per terminal and weights; keys it
+// knows that starbench does not use are listed in one note; a misspelt
+// key is a warning naming the nearest known one.
+func TestTPCCProps(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	ctx := context.Background()
+	c, err := db.Open(ctx, m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Exec(ctx, "CREATE DATABASE bench"); err != nil {
+		t.Fatal(err)
+	}
+	props := filepath.Join(t.TempDir(), "props.mysql")
+	text := strings.Join([]string{
+		"db=mysql",
+		"driver=com.mysql.jdbc.Driver",
+		"conn=jdbc:mysql://" + m.Config().Addr + "/bench?useSSL=false&rewriteBatchedStatements=true",
+		"user=root",
+		"password=" + m.Password(),
+		"warehouses=1",
+		"loadWorkers=2",
+		"terminals=2",
+		"runTxnsPerTerminal=60",
+		"runMins=0",
+		"limitTxnsPerMin=0",
+		"terminalWarehouseFixed=true",
+		"newOrderWeight=50",
+		"paymentWeight=38",
+		"orderStatusWeight=4",
+		"deliveryWeight=4",
+		"stockLevelWeight=4",
+		"resultDirectory=my_result_%tY-%tm-%td_%tH%tM%tS",
+		"osCollectorScript=./misc/os_collector_linux.py",
+		"terminal=3",
+	}, "\n") + "\n"
+	if err := os.WriteFile(props, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := starbench(t, nil, "tpcc", "--props", props, "--no-check", "prepare")
+	expect(t, r, 0, "loaded ", "rows into 9 tables",
+		"keys starbench does not use: [db driver limitTxnsPerMin osCollectorScript resultDirectory terminalWarehouseFixed]",
+		`unknown key "terminal" (did you mean "terminals"?)`)
+	out := outDir(t)
+	r = starbench(t, nil, "tpcc", "--props", props, "--out", out, "run")
+	expect(t, r, 0, "TPC-C: 1 warehouses, 2 threads", "[Summary] NEW_ORDER", "results: "+out+" (completed)")
+	if strings.Contains(r.stdout+r.stderr, m.Password()) {
+		t.Errorf("password printed")
+	}
+	var summary struct {
+		Events  int64 `json:"events"`
+		Options struct {
+			Weights []int `json:"weights"`
+			Threads int   `json:"threads"`
+		} `json:"options"`
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(data, &summary); err != nil {
+		t.Fatal(err)
+	}
+	if summary.Events != 120 || summary.Options.Threads != 2 || !slices.Equal(summary.Options.Weights, []int{50, 38, 4, 4, 4}) {
+		t.Errorf("2 terminals × 60 transactions in the props' mix: summary.json has %+v", summary)
+	}
+	noRun := strings.Replace(text, "runTxnsPerTerminal=60", "runTxnsPerTerminal=0", 1)
+	if err := os.WriteFile(props, []byte(noRun), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "run"), 2, "give one of runMins and runTxnsPerTerminal, and the other 0")
+}
