@@ -59,7 +59,7 @@ const MaxExamples = 5
 //
 // A condition that does not hold is a failed Condition, not an error: the
 // error is for a query that could not run.
-func Check(ctx context.Context, q Querier, warehouses int, all bool) ([]Condition, error) {
+func Check(ctx context.Context, q Querier, layout Layout, warehouses int, all bool) ([]Condition, error) {
 	if warehouses < 1 {
 		return nil, fmt.Errorf("warehouses must be at least 1, not %d", warehouses)
 	}
@@ -79,9 +79,10 @@ func Check(ctx context.Context, q Querier, warehouses int, all bool) ([]Conditio
 		t := fmt.Sprint(row[0])
 		have[t] = append(have[t], fmt.Sprint(row[1]))
 	}
-	if err := compareLayout(have, schema); err != nil {
+	if err := compareLayout(have, schema, layout); err != nil {
 		return nil, err
 	}
+	q = layoutQuerier{q, layout}
 	// Conditions over warehouses that are not there hold vacuously: a
 	// check told of more warehouses than were loaded would pass them.
 	rs, err := q.Query(ctx, "SELECT COUNT(*) FROM "+Warehouse+" WHERE w_id BETWEEN 1 AND ?", warehouses)
@@ -105,6 +106,16 @@ func Check(ctx context.Context, q Querier, warehouses int, all bool) ([]Conditio
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// layoutQuerier runs queries written for go-tpc's tables on a layout's.
+type layoutQuerier struct {
+	q      Querier
+	layout Layout
+}
+
+func (l layoutQuerier) Query(ctx context.Context, query string, args ...any) (*db.ResultSet, error) {
+	return l.q.Query(ctx, l.layout.SQL(query), args...)
 }
 
 // Passed reports whether every condition holds.

@@ -60,7 +60,7 @@ func (s *checkServer) goTPCRun(t *testing.T, cmd string, args ...string) string 
 func checkTimed(t *testing.T, q Querier, warehouses int, all bool) []Condition {
 	t.Helper()
 	start := time.Now()
-	conds, err := Check(context.Background(), q, warehouses, all)
+	conds, err := Check(context.Background(), q, GoTPCLayout, warehouses, all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,19 +349,19 @@ func TestCheckLines(t *testing.T) {
 // TestCheckErrors: a bad warehouse count, another tool's tables, and a
 // query error naming the condition.
 func TestCheckErrors(t *testing.T) {
-	if _, err := Check(context.Background(), failingQuerier{}, 0, false); err == nil {
+	if _, err := Check(context.Background(), failingQuerier{}, GoTPCLayout, 0, false); err == nil {
 		t.Error("warehouses=0: no error")
 	}
-	_, err := Check(context.Background(), failingQuerier{}, 1, false)
+	_, err := Check(context.Background(), failingQuerier{}, GoTPCLayout, 1, false)
 	if !errors.Is(err, errNoServer) || !strings.Contains(err.Error(), "3.3.2.1 ") {
 		t.Errorf("got %v, want errNoServer naming 3.3.2.1", err)
 	}
-	_, err = Check(context.Background(), failingQuerier{layout: map[string][]string{Warehouse: {"w_id", "w_ytd"}}}, 1, false)
+	_, err = Check(context.Background(), failingQuerier{layout: map[string][]string{Warehouse: {"w_id", "w_ytd"}}}, GoTPCLayout, 1, false)
 	var nl *NotLoadedError
 	if !errors.As(err, &nl) || !strings.Contains(err.Error(), "table tpcc.warehouse is not go-tpc's layout (columns w_id, w_ytd,") {
 		t.Errorf("another layout: got %v", err)
 	}
-	_, err = Check(context.Background(), failingQuerier{layout: map[string][]string{}}, 1, false)
+	_, err = Check(context.Background(), failingQuerier{layout: map[string][]string{}}, GoTPCLayout, 1, false)
 	if !errors.As(err, &nl) || !strings.Contains(err.Error(), "the TPC-C tables are not there (prepare them first): missing tpcc.item, tpcc.warehouse,") {
 		t.Errorf("no tables: got %v", err)
 	}
@@ -384,7 +384,7 @@ func (q failingQuerier) Query(_ context.Context, query string, _ ...any) (*db.Re
 		if layout == nil {
 			layout = map[string][]string{}
 			for _, tab := range Tables {
-				layout[tab] = Columns(tab)
+				layout[tab] = GoTPCLayout.Columns(tab)
 			}
 		}
 		for tab, cols := range layout {

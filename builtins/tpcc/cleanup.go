@@ -8,9 +8,10 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 )
 
-// Cleanup drops the nine tables from the database conn's sessions start
-// in, naming it in every line it prints, and returns the tables dropped.
-func Cleanup(ctx context.Context, conn bench.Connector, out io.Writer) ([]string, error) {
+// Cleanup drops the layout's tables (go-tpc's nine, or BenchmarkSQL's ten)
+// from the database conn's sessions start in, naming it in every line it
+// prints, and returns the tables dropped.
+func Cleanup(ctx context.Context, conn bench.Connector, layout Layout, out io.Writer) ([]string, error) {
 	s, err := conn.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
@@ -18,7 +19,8 @@ func Cleanup(ctx context.Context, conn bench.Connector, out io.Writer) ([]string
 	defer s.Close()
 	schema := connSchema(conn)
 	var dropped []string
-	for _, t := range Tables {
+	for _, t := range layout.Tables() {
+		t = layout.Table(t)
 		name := qualifiedTable(schema, t)
 		fmt.Fprintf(out, "Dropping table '%s'...\n", name)
 		if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {

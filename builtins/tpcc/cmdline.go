@@ -38,6 +38,8 @@ type CommandLine struct {
 	Out         string
 	LoadMethod  string
 	Props       string  // a BenchmarkSQL props file
+	LayoutName  string  // --layout: go-tpc or benchmarksql; "": BenchmarkSQL's with --props, else go-tpc's
+	Layout      Layout  // LayoutName read
 	Weights     Weights // the mix from --props; zero: DefaultWeights
 	Help        bool
 }
@@ -115,6 +117,7 @@ func (cl *CommandLine) flagSet() *pflag.FlagSet {
 	fs.Int64Var(&cl.Seed, "seed", 0, "data and transaction seed (0: drawn and printed)")
 	fs.StringVar(&cl.Out, "out", "", "results folder of a run (new or empty)")
 	fs.StringVar(&cl.LoadMethod, "load-method", "auto", "prepare: auto (LOAD DATA LOCAL where accepted), insert or load-data")
+	fs.StringVar(&cl.LayoutName, "layout", "", "the tables: go-tpc (warehouse, orders, ...) or benchmarksql (bmsql_warehouse, bmsql_oorder, ...); default benchmarksql with --props, else go-tpc")
 	fs.StringVar(&cl.Props, "props", "", "a BenchmarkSQL props file (props.mysql): connection, warehouses, terminals, runMins, weights")
 	fs.BoolVarP(&cl.Help, "help", "h", false, "help")
 	for _, name := range ignoredFlags {
@@ -144,6 +147,17 @@ func (cl *CommandLine) check() error {
 	}
 	if _, ok := IsolationLevels[cl.Isolation]; !ok {
 		return fmt.Errorf("--isolation must be 0 (the server's), 1 (read uncommitted), 2 (read committed), 4 (repeatable read) or 6 (serializable), not %d", cl.Isolation)
+	}
+	layout, err := ParseLayout(cl.LayoutName)
+	if err != nil {
+		return fmt.Errorf("--%v", err)
+	}
+	if cl.LayoutName == "" && cl.Props != "" {
+		layout = BenchmarkSQLLayout
+	}
+	cl.Layout = layout
+	if cl.Layout == BenchmarkSQLLayout && cl.Parts > 1 {
+		return fmt.Errorf("--parts: BenchmarkSQL's layout is not partitioned here")
 	}
 	switch cl.LoadMethod {
 	case "auto", "insert", "load-data":

@@ -28,6 +28,7 @@ type LoadOptions struct {
 	Seed       int64  // the rows are a function of the seed, the warehouse and the load time
 	Method     string // bulkload.Auto (""), bulkload.Insert or bulkload.LoadData
 	IfExists   string // IfExistsError (""), IfExistsDrop or IfExistsReuse
+	Layout     Layout // go-tpc's tables (the default) or BenchmarkSQL's
 	// LoadTime is written in c_since, h_date, o_entry_d and ol_delivery_d;
 	// zero means when Prepare starts. Repeating it (LoadResult.LoadTime)
 	// repeats the database exactly.
@@ -61,6 +62,9 @@ func (o *LoadOptions) check() error {
 	}
 	if o.Parts > o.Warehouses {
 		return fmt.Errorf("parts (%d) must not exceed warehouses (%d): each partition holds warehouses", o.Parts, o.Warehouses)
+	}
+	if o.Parts > 1 && o.Layout == BenchmarkSQLLayout {
+		return fmt.Errorf("parts: BenchmarkSQL's layout is not partitioned here (its history table is keyed by hist_id alone)")
 	}
 	switch o.IfExists {
 	case "":
@@ -149,12 +153,13 @@ func Prepare(ctx context.Context, conn bench.Connector, o LoadOptions, out io.Wr
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	defer admin.Close()
-	skip, err := res.keepOrRefuse(ctx, admin, o.IfExists, w)
+	skip, err := res.keepOrRefuse(ctx, admin, o.Layout, o.IfExists, w)
 	if err != nil {
 		return nil, err
 	}
-	schema := Schema{Parts: o.Parts}
-	for _, t := range Tables {
+	schema := Schema{Parts: o.Parts, Layout: o.Layout}
+	var created []string // go-tpc's names
+	for _, t := range o.Layout.Tables() {
 		if skip[t] {
 			continue
 		}
@@ -162,13 +167,17 @@ func Prepare(ctx context.Context, conn bench.Connector, o LoadOptions, out io.Wr
 		if err != nil {
 			return nil, err
 		}
-		w.printf("Creating table '%s'...\n", qualifiedTable(res.Schema, t))
+		name := qualifiedTable(res.Schema, o.Layout.Table(t))
+		w.printf("Creating table '%s'...\n", name)
 		if _, err := admin.Exec(ctx, ddl); err != nil {
-			return nil, fmt.Errorf("create %s: %w", qualifiedTable(res.Schema, t), err)
+			return nil, fmt.Errorf("create %s: %w", name, err)
 		}
-		res.Tables = append(res.Tables, t)
+		created = append(created, t)
 	}
-	if len(res.Tables) == 0 {
+	for _, t := range created {
+		res.Tables = append(res.Tables, o.Layout.Table(t))
+	}
+	if len(created) == 0 {
 		res.Seconds = time.Since(start).Seconds()
 		return res, nil
 	}
@@ -186,6 +195,7 @@ func Prepare(ctx context.Context, conn bench.Connector, o LoadOptions, out io.Wr
 			if err != nil {
 				return err
 			}
+			tab.Name, tab.Insert = o.Layout.Table(t), o.Layout.SQL(tab.Insert)
 			if err := loader.Load(ctx, s, tab); err != nil {
 				if job.warehouse > 0 {
 					return fmt.Errorf("warehouse %d: %w", job.warehouse, err)
@@ -199,9 +209,17 @@ func Prepare(ctx context.Context, conn bench.Connector, o LoadOptions, out io.Wr
 	if err := runJobs(ctx, conn, jobs, o.Threads, run); err != nil {
 		return nil, err
 	}
-	for _, t := range res.Tables {
+	for _, t := range created {
+		if t == BenchmarkSQLConfig {
+			n, err := writeBenchmarkSQLConfig(ctx, admin, o.Warehouses, gen.Constants())
+			if err != nil {
+				return nil, fmt.Errorf("fill %s: %w", qualifiedTable(res.Schema, t), err)
+			}
+			res.Rows[t], res.TotalRows = n, res.TotalRows+n
+			continue
+		}
 		n := rows[loadTableIndex(t)].Load()
-		res.Rows[t] = n
+		res.Rows[o.Layout.Table(t)] = n
 		res.TotalRows += n
 	}
 	res.Seconds = time.Since(start).Seconds()
@@ -310,8 +328,8 @@ func (q *jobQueue) wake() {
 // keepOrRefuse applies if_exists to the tables that exist: it refuses
 // them (error), lists them as reused and returns them as the tables to
 // skip (reuse), or drops them (drop).
-func (res *LoadResult) keepOrRefuse(ctx context.Context, s bench.Session, ifExists string, w *loadPrinter) (map[string]bool, error) {
-	existing, err := existingLoadTables(ctx, s)
+func (res *LoadResult) keepOrRefuse(ctx context.Context, s bench.Session, layout Layout, ifExists string, w *loadPrinter) (map[string]bool, error) {
+	existing, err := existingLoadTables(ctx, s, layout)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +339,7 @@ func (res *LoadResult) keepOrRefuse(ctx context.Context, s bench.Session, ifExis
 	}
 	names := make([]string, len(existing))
 	for i, t := range existing {
-		names[i] = qualifiedTable(res.Schema, t)
+		names[i] = qualifiedTable(res.Schema, layout.Table(t))
 	}
 	switch ifExists {
 	case IfExistsError:
@@ -329,12 +347,12 @@ func (res *LoadResult) keepOrRefuse(ctx context.Context, s bench.Session, ifExis
 	case IfExistsReuse:
 		for _, t := range existing {
 			skip[t] = true
-			res.Reused = append(res.Reused, t)
+			res.Reused = append(res.Reused, layout.Table(t))
 		}
 	case IfExistsDrop:
 		for i, t := range existing {
 			w.printf("Dropping table '%s' (if_exists=drop)...\n", names[i])
-			if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+layout.Table(t)); err != nil {
 				return nil, fmt.Errorf("drop %s: %w", names[i], err)
 			}
 		}
@@ -342,12 +360,12 @@ func (res *LoadResult) keepOrRefuse(ctx context.Context, s bench.Session, ifExis
 	return skip, nil
 }
 
-// existingLoadTables returns which of the nine tables exist in the current
-// database, in Tables order.
-func existingLoadTables(ctx context.Context, s bench.Session) ([]string, error) {
+// existingLoadTables returns which of the layout's tables exist in the
+// current database, by go-tpc's names, in creation order.
+func existingLoadTables(ctx context.Context, s bench.Session, layout Layout) ([]string, error) {
 	var found []string
-	for _, t := range Tables {
-		n, err := s.Query(ctx, "SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '"+t+"'")
+	for _, t := range layout.Tables() {
+		n, err := s.Query(ctx, "SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '"+layout.Table(t)+"'")
 		if err != nil {
 			return nil, fmt.Errorf("look for existing tables: %w", err)
 		}
@@ -365,6 +383,16 @@ func loadTableIndex(t string) int {
 		}
 	}
 	return -1
+}
+
+// writeBenchmarkSQLConfig fills bmsql_config as BenchmarkSQL's loader
+// does: the warehouses and the load's NURand constants, which its run
+// reads.
+func writeBenchmarkSQLConfig(ctx context.Context, s bench.Session, warehouses int, c Constants) (int64, error) {
+	q := fmt.Sprintf("INSERT INTO %s (cfg_name, cfg_value) VALUES ('warehouses', '%d'), ('nURandCLast', '%d'), ('nURandCC_ID', '%d'), ('nURandCI_ID', '%d')",
+		BenchmarkSQLConfig, warehouses, c.CLast, c.CID, c.OLIID)
+	_, err := s.Exec(ctx, q)
+	return 4, err
 }
 
 // connSchema is the database conn's sessions start in, when the connector

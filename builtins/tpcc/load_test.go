@@ -268,7 +268,7 @@ func TestPrepareIsAFunctionOfTheSeed(t *testing.T) {
 	}
 
 	var cleanup bytes.Buffer
-	dropped, err := tpcc.Cleanup(ctx, conn, &cleanup)
+	dropped, err := tpcc.Cleanup(ctx, conn, tpcc.GoTPCLayout, &cleanup)
 	if err != nil || len(dropped) != 9 || !strings.HasPrefix(cleanup.String(), "Dropping table 'sbtest.item'...\nDropping table 'sbtest.warehouse'...\n") {
 		t.Errorf("cleanup: %v, %v\n%s", dropped, err, cleanup.String())
 	}

@@ -8,6 +8,8 @@ package tpcc
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -32,7 +34,8 @@ var Tables = []string{Item, Warehouse, District, Customer, History, NewOrder, Or
 // keys and indexes), each table HASH-partitioned by warehouse when parts
 // is more than 1, as go-tpc's --parts does.
 type Schema struct {
-	Parts int
+	Parts  int
+	Layout Layout
 }
 
 // tableDDL is each table's CREATE TABLE body (columns, keys, indexes) and
@@ -144,16 +147,109 @@ var tableDDL = map[string]struct{ body, partitionBy string }{
   PRIMARY KEY (i_id)`, ""},
 }
 
-// Columns are a table's column names in go-tpc's layout, in order.
-func Columns(table string) []string {
-	d, ok := tableDDL[table]
+// CreateTableSQL is a table's CREATE TABLE statement in the schema's
+// layout (table is go-tpc's name; BenchmarkSQLConfig for BenchmarkSQL's
+// tenth table).
+func (s Schema) CreateTableSQL(table string) (string, error) {
+	ddl := tableDDL
+	if s.Layout == BenchmarkSQLLayout {
+		ddl = bmsqlDDL
+	}
+	d, ok := ddl[table]
+	if !ok {
+		return "", fmt.Errorf("no TPC-C table %q (tables: %s)", table, strings.Join(Tables, ", "))
+	}
+	q := "CREATE TABLE " + s.Layout.Table(table) + " (\n  " + d.body + "\n)"
+	if s.Parts > 1 && d.partitionBy != "" {
+		q += fmt.Sprintf("\nPARTITION BY HASH(%s)\nPARTITIONS %d", d.partitionBy, s.Parts)
+	}
+	return q, nil
+}
+
+// Layout is whose table layout the tables follow: go-tpc's, or
+// BenchmarkSQL's, so that a database either tool loaded can be run.
+type Layout int
+
+const (
+	// GoTPCLayout is go-tpc's: warehouse, district, ..., orders, ...
+	GoTPCLayout Layout = iota
+	// BenchmarkSQLLayout is BenchmarkSQL 5's for MySQL (its
+	// tableCreates.sql and indexCreates.sql): bmsql_ names, orders as
+	// bmsql_oorder, its column order and indexes, history keyed by an
+	// AUTO_INCREMENT hist_id, TIMESTAMP columns, and bmsql_config holding
+	// the load's warehouses and NURand constants.
+	BenchmarkSQLLayout
+)
+
+// BenchmarkSQLConfig is BenchmarkSQL's tenth table (cfg_name, cfg_value).
+const BenchmarkSQLConfig = "bmsql_config"
+
+// ParseLayout reads "go-tpc" or "benchmarksql" ("" is go-tpc).
+func ParseLayout(name string) (Layout, error) {
+	switch strings.ToLower(name) {
+	case "", "go-tpc", "gotpc":
+		return GoTPCLayout, nil
+	case "benchmarksql", "bmsql":
+		return BenchmarkSQLLayout, nil
+	}
+	return 0, fmt.Errorf("layout must be \"go-tpc\" or \"benchmarksql\", not %q", name)
+}
+
+func (l Layout) String() string {
+	if l == BenchmarkSQLLayout {
+		return "BenchmarkSQL"
+	}
+	return "go-tpc"
+}
+
+// Table is a table's name in the layout; t is go-tpc's name.
+func (l Layout) Table(t string) string {
+	switch {
+	case l != BenchmarkSQLLayout || t == BenchmarkSQLConfig:
+		return t
+	case t == Orders:
+		return "bmsql_oorder"
+	}
+	return "bmsql_" + t
+}
+
+// Tables are the layout's tables in the order they are created, by
+// go-tpc's names (BenchmarkSQL's adds BenchmarkSQLConfig).
+func (l Layout) Tables() []string {
+	if l == BenchmarkSQLLayout {
+		return append(slices.Clone(Tables), BenchmarkSQLConfig)
+	}
+	return Tables
+}
+
+// tableWordRe finds go-tpc's table names in its statements.
+var tableWordRe = regexp.MustCompile(`\b(warehouse|district|customer|history|new_order|orders|order_line|item|stock)\b`)
+
+// SQL is a statement written for go-tpc's tables, naming the layout's.
+// (Both layouts have the same column names.)
+func (l Layout) SQL(q string) string {
+	if l != BenchmarkSQLLayout {
+		return q
+	}
+	return tableWordRe.ReplaceAllStringFunc(q, l.Table)
+}
+
+// Columns are a table's column names in the layout, in order; t is
+// go-tpc's name.
+func (l Layout) Columns(t string) []string {
+	ddl := tableDDL
+	if l == BenchmarkSQLLayout {
+		ddl = bmsqlDDL
+	}
+	d, ok := ddl[t]
 	if !ok {
 		return nil
 	}
 	var cols []string
 	for _, line := range strings.Split(d.body, "\n") {
 		name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
-		if name == "PRIMARY" || name == "INDEX" || name == "" {
+		switch name {
+		case "", "PRIMARY", "INDEX", "UNIQUE", "KEY":
 			continue
 		}
 		cols = append(cols, name)
@@ -161,15 +257,115 @@ func Columns(table string) []string {
 	return cols
 }
 
-// CreateTableSQL is a table's CREATE TABLE statement.
-func (s Schema) CreateTableSQL(table string) (string, error) {
-	d, ok := tableDDL[table]
-	if !ok {
-		return "", fmt.Errorf("no TPC-C table %q (tables: %s)", table, strings.Join(Tables, ", "))
-	}
-	q := "CREATE TABLE " + table + " (\n  " + d.body + "\n)"
-	if s.Parts > 1 && d.partitionBy != "" {
-		q += fmt.Sprintf("\nPARTITION BY HASH(%s)\nPARTITIONS %d", d.partitionBy, s.Parts)
-	}
-	return q, nil
+// bmsqlDDL is BenchmarkSQL's layout of each table (by go-tpc's name):
+// the columns, keys and indexes its tableCreates.sql and indexCreates.sql
+// give MySQL. It has no partitioned form here.
+var bmsqlDDL = map[string]struct{ body, partitionBy string }{
+	Warehouse: {`w_id INT NOT NULL,
+  w_ytd DECIMAL(12, 2),
+  w_tax DECIMAL(4, 4),
+  w_name VARCHAR(10),
+  w_street_1 VARCHAR(20),
+  w_street_2 VARCHAR(20),
+  w_city VARCHAR(20),
+  w_state CHAR(2),
+  w_zip CHAR(9),
+  PRIMARY KEY (w_id)`, ""},
+	District: {`d_w_id INT NOT NULL,
+  d_id INT NOT NULL,
+  d_ytd DECIMAL(12, 2),
+  d_tax DECIMAL(4, 4),
+  d_next_o_id INT,
+  d_name VARCHAR(10),
+  d_street_1 VARCHAR(20),
+  d_street_2 VARCHAR(20),
+  d_city VARCHAR(20),
+  d_state CHAR(2),
+  d_zip CHAR(9),
+  PRIMARY KEY (d_w_id, d_id)`, ""},
+	Customer: {`c_w_id INT NOT NULL,
+  c_d_id INT NOT NULL,
+  c_id INT NOT NULL,
+  c_discount DECIMAL(4, 4),
+  c_credit CHAR(2),
+  c_last VARCHAR(16),
+  c_first VARCHAR(16),
+  c_credit_lim DECIMAL(12, 2),
+  c_balance DECIMAL(12, 2),
+  c_ytd_payment DECIMAL(12, 2),
+  c_payment_cnt INT,
+  c_delivery_cnt INT,
+  c_street_1 VARCHAR(20),
+  c_street_2 VARCHAR(20),
+  c_city VARCHAR(20),
+  c_state CHAR(2),
+  c_zip CHAR(9),
+  c_phone CHAR(16),
+  c_since TIMESTAMP NULL,
+  c_middle CHAR(2),
+  c_data VARCHAR(500),
+  PRIMARY KEY (c_w_id, c_d_id, c_id),
+  INDEX bmsql_customer_idx1 (c_w_id, c_d_id, c_last, c_first)`, ""},
+	History: {`hist_id INT NOT NULL AUTO_INCREMENT,
+  h_c_id INT,
+  h_c_d_id INT,
+  h_c_w_id INT,
+  h_d_id INT,
+  h_w_id INT,
+  h_date TIMESTAMP NULL,
+  h_amount DECIMAL(6, 2),
+  h_data VARCHAR(24),
+  PRIMARY KEY (hist_id)`, ""},
+	NewOrder: {`no_w_id INT NOT NULL,
+  no_d_id INT NOT NULL,
+  no_o_id INT NOT NULL,
+  PRIMARY KEY (no_w_id, no_d_id, no_o_id)`, ""},
+	Orders: {`o_w_id INT NOT NULL,
+  o_d_id INT NOT NULL,
+  o_id INT NOT NULL,
+  o_c_id INT,
+  o_carrier_id INT,
+  o_ol_cnt INT,
+  o_all_local INT,
+  o_entry_d TIMESTAMP NULL,
+  PRIMARY KEY (o_w_id, o_d_id, o_id),
+  UNIQUE INDEX bmsql_oorder_idx1 (o_w_id, o_d_id, o_carrier_id, o_id)`, ""},
+	OrderLine: {`ol_w_id INT NOT NULL,
+  ol_d_id INT NOT NULL,
+  ol_o_id INT NOT NULL,
+  ol_number INT NOT NULL,
+  ol_i_id INT NOT NULL,
+  ol_delivery_d TIMESTAMP NULL,
+  ol_amount DECIMAL(6, 2),
+  ol_supply_w_id INT,
+  ol_quantity INT,
+  ol_dist_info CHAR(24),
+  PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)`, ""},
+	Item: {`i_id INT NOT NULL,
+  i_name VARCHAR(24),
+  i_price DECIMAL(5, 2),
+  i_data VARCHAR(50),
+  i_im_id INT,
+  PRIMARY KEY (i_id)`, ""},
+	Stock: {`s_w_id INT NOT NULL,
+  s_i_id INT NOT NULL,
+  s_quantity INT,
+  s_ytd INT,
+  s_order_cnt INT,
+  s_remote_cnt INT,
+  s_data VARCHAR(50),
+  s_dist_01 CHAR(24),
+  s_dist_02 CHAR(24),
+  s_dist_03 CHAR(24),
+  s_dist_04 CHAR(24),
+  s_dist_05 CHAR(24),
+  s_dist_06 CHAR(24),
+  s_dist_07 CHAR(24),
+  s_dist_08 CHAR(24),
+  s_dist_09 CHAR(24),
+  s_dist_10 CHAR(24),
+  PRIMARY KEY (s_w_id, s_i_id)`, ""},
+	BenchmarkSQLConfig: {`cfg_name VARCHAR(30) NOT NULL,
+  cfg_value VARCHAR(50),
+  PRIMARY KEY (cfg_name)`, ""},
 }

@@ -50,7 +50,7 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 			p := &Printer{W: w, Warehouses: warehouses}
 			fmt.Fprintf(w, "TPC-C: %d warehouses, %d threads, seed %d (starbench, Go workload engine; go-tpc v1.0.7's statements)\n",
 				warehouses, o.Threads, o.Seed)
-			if err := VerifyLoaded(ctx, conn, warehouses); err != nil {
+			if err := VerifyLoaded(ctx, conn, wl.opts.Layout, warehouses); err != nil {
 				return nil, err
 			}
 			kinds := wl.Kinds()
@@ -70,7 +70,7 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 		Options: map[string]any{
 			"warehouses": warehouses, "threads": o.Threads, "time": o.Time.Seconds(), "count": o.Count,
 			"interval": interval.Seconds(), "weights": wl.opts.Weights[:], "wait": wl.opts.Wait, "rate": o.Rate,
-			"isolation": wl.opts.Isolation,
+			"isolation": wl.opts.Isolation, "layout": wl.opts.Layout.String(),
 		},
 		Annotate: func(sum *results.Summary, res *bench.Result) { FiguresOf(res, warehouses).Annotate(sum) },
 	}
@@ -88,16 +88,16 @@ func (e *NotLoadedError) Error() string { return e.Reason }
 // run is told of: a run on missing tables, on another TPC-C tool's
 // tables, or on fewer warehouses would only fail transaction after
 // transaction. Its complaints are *NotLoadedError.
-func VerifyLoaded(ctx context.Context, conn bench.Connector, warehouses int) error {
+func VerifyLoaded(ctx context.Context, conn bench.Connector, layout Layout, warehouses int) error {
 	s, err := conn.Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
-	if err := verifyLayout(ctx, s, connSchema(conn)); err != nil {
+	if err := verifyLayout(ctx, s, connSchema(conn), layout); err != nil {
 		return err
 	}
-	row, err := queryInts(ctx, s, "SELECT COUNT(*), COALESCE(MAX(w_id), 0) FROM "+Warehouse)
+	row, err := queryInts(ctx, s, "SELECT COUNT(*), COALESCE(MAX(w_id), 0) FROM "+layout.Table(Warehouse))
 	if err != nil {
 		return fmt.Errorf("count the warehouses: %w", err)
 	}
@@ -110,7 +110,7 @@ func VerifyLoaded(ctx context.Context, conn bench.Connector, warehouses int) err
 
 // verifyLayout compares the columns of the nine tables in the session's
 // database with go-tpc's layout.
-func verifyLayout(ctx context.Context, s bench.Session, schema string) error {
+func verifyLayout(ctx context.Context, s bench.Session, schema string, layout Layout) error {
 	st, err := s.Prepare(ctx, "SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME, ORDINAL_POSITION")
 	if err != nil {
 		return err
@@ -128,28 +128,31 @@ func verifyLayout(ctx context.Context, s bench.Session, schema string) error {
 	}); err != nil {
 		return fmt.Errorf("read the tables' columns: %w", err)
 	}
-	return compareLayout(have, schema)
+	return compareLayout(have, schema, layout)
 }
 
 // compareLayout compares the columns of the tables in a database (lower
-// case, in order) with go-tpc's layout of the nine tables.
-func compareLayout(have map[string][]string, schema string) error {
+// case, in order) with the layout's nine tables.
+func compareLayout(have map[string][]string, schema string, layout Layout) error {
 	var missing []string
 	for _, t := range Tables {
-		got, ok := have[t]
+		name := layout.Table(t)
+		got, ok := have[name]
 		if !ok {
-			missing = append(missing, qualifiedTable(schema, t))
+			missing = append(missing, qualifiedTable(schema, name))
 			continue
 		}
-		if want := Columns(t); !slices.Equal(got, want) {
-			return &NotLoadedError{fmt.Sprintf("table %s is not go-tpc's layout (columns %s, expected %s): it was loaded by another tool; use another database, or drop it and prepare",
-				qualifiedTable(schema, t), strings.Join(got, ", "), strings.Join(want, ", "))}
+		if want := layout.Columns(t); !slices.Equal(got, want) {
+			return &NotLoadedError{fmt.Sprintf("table %s is not %s's layout (columns %s, expected %s): it was loaded by another tool; use another database, or drop it and prepare",
+				qualifiedTable(schema, name), layout, strings.Join(got, ", "), strings.Join(want, ", "))}
 		}
 	}
 	if len(missing) > 0 {
 		hint := "prepare them first"
-		if _, ok := have["bmsql_warehouse"]; ok {
-			hint = "the database holds BenchmarkSQL's bmsql_ tables; prepare go-tpc's layout in another database"
+		if _, ok := have[BenchmarkSQLLayout.Table(Warehouse)]; ok && layout == GoTPCLayout {
+			hint = "the database holds BenchmarkSQL's bmsql_ tables: give --props (plans: layout=\"benchmarksql\")"
+		} else if _, ok := have[Warehouse]; ok && layout == BenchmarkSQLLayout {
+			hint = "the database holds go-tpc's tables: leave out --props (plans: layout=\"go-tpc\")"
 		}
 		return &NotLoadedError{fmt.Sprintf("the TPC-C tables are not there (%s): missing %s", hint, strings.Join(missing, ", "))}
 	}

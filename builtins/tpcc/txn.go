@@ -79,6 +79,9 @@ type WorkloadOptions struct {
 	Wait bool
 	// Constants are the run's NURand constants (NewConstants of the seed).
 	Constants Constants
+	// Layout is the tables' (go-tpc's by default, or BenchmarkSQL's
+	// bmsql_ ones); the statements are go-tpc's either way.
+	Layout Layout
 	// Isolation is the level each transaction sets first (SET
 	// TRANSACTION ISOLATION LEVEL ...), one of IsolationLevels' names;
 	// empty: the server's default, and no statement.
@@ -242,7 +245,7 @@ func (w *txnWorker) initRowFuncs() {
 // Prepare implements bench.Worker: it prepares the five transactions'
 // statements on the session (again after a reconnect).
 func (w *txnWorker) Prepare(ctx context.Context, s bench.Session) error {
-	p := stmtPreparer{ctx: ctx, s: s}
+	p := stmtPreparer{ctx: ctx, s: s, layout: w.o.Layout}
 	w.st = txnStatements{}
 	w.prepareNewOrder(&p)
 	w.preparePayment(&p)
@@ -254,16 +257,17 @@ func (w *txnWorker) Prepare(ctx context.Context, s bench.Session) error {
 
 // stmtPreparer prepares statements until the first error, which it keeps.
 type stmtPreparer struct {
-	ctx context.Context
-	s   bench.Session
-	err error
+	ctx    context.Context
+	s      bench.Session
+	layout Layout // the tables' names
+	err    error
 }
 
 func (p *stmtPreparer) stmt(query string) bench.Stmt {
 	if p.err != nil {
 		return nil
 	}
-	st, err := p.s.Prepare(p.ctx, query)
+	st, err := p.s.Prepare(p.ctx, p.layout.SQL(query))
 	if err != nil {
 		p.err = err
 		return nil

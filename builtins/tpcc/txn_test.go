@@ -828,7 +828,7 @@ func TestTxnGoTPCCompat(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	ours, err := Check(context.Background(), q, 1, false)
+	ours, err := Check(context.Background(), q, GoTPCLayout, 1, false)
 	if err != nil || !Passed(ours) {
 		t.Errorf("Check after both tools' runs: %v\n%s", err, strings.Join(CheckLines(ours), "\n"))
 	}

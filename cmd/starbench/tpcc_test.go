@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -157,9 +158,15 @@ func TestTPCCProps(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := starbench(t, nil, "tpcc", "--props", props, "--no-check", "prepare")
-	expect(t, r, 0, "loaded ", "rows into 9 tables",
+	expect(t, r, 0, "loaded ", "rows into 10 tables",
 		"keys starbench does not use: [db driver limitTxnsPerMin osCollectorScript resultDirectory terminalWarehouseFixed]",
 		`unknown key "terminal" (did you mean "terminals"?)`)
+	// The tables are BenchmarkSQL's, as its runSQL.sh and LoadData make them.
+	rs, err := c.Query(ctx, "SELECT GROUP_CONCAT(TABLE_NAME ORDER BY TABLE_NAME) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'bench'")
+	if want := "bmsql_config,bmsql_customer,bmsql_district,bmsql_history,bmsql_item,bmsql_new_order,bmsql_oorder,bmsql_order_line,bmsql_stock,bmsql_warehouse"; err != nil || fmt.Sprint(rs.Rows[0][0]) != want {
+		t.Errorf("tables after prepare --props: %v (%v), want %s", rs, err, want)
+	}
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "--check-all", "check"), 0, "3.3.2.11")
 	out := outDir(t)
 	r = starbench(t, nil, "tpcc", "--props", props, "--out", out, "run")
 	expect(t, r, 0, "TPC-C: 1 warehouses, 2 threads", "[Summary] NEW_ORDER", "results: "+out+" (completed)")
@@ -180,6 +187,11 @@ func TestTPCCProps(t *testing.T) {
 	if summary.Events != 120 || summary.Options.Threads != 2 || !slices.Equal(summary.Options.Weights, []int{50, 38, 4, 4, 4}) {
 		t.Errorf("2 terminals × 60 transactions in the props' mix: summary.json has %+v", summary)
 	}
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "check"), 0, "3.3.2.10")
+	// go-tpc's layout is not BenchmarkSQL's: a run told the other one is
+	// exit 2, naming what the database holds.
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "--layout", "go-tpc", "run"), 2, "the database holds BenchmarkSQL's bmsql_ tables")
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "cleanup"), 0, "Dropping table 'bench.bmsql_config'...", "Dropping table 'bench.bmsql_oorder'...")
 	noRun := strings.Replace(text, "runTxnsPerTerminal=60", "runTxnsPerTerminal=0", 1)
 	if err := os.WriteFile(props, []byte(noRun), 0o600); err != nil {
 		t.Fatal(err)

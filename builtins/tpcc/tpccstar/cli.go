@@ -33,8 +33,9 @@ Connection: go-tpc's -H/--host, -P/--port, -U/--user, -p/--password, -D/--db (de
 starbench additions: --target, --out DIR (results folder of a run), --seed N (the data and the
 transactions repeat for a seed), --load-method auto|insert|load-data (prepare: LOAD DATA LOCAL
 where the server takes it), --props FILE (a BenchmarkSQL props.mysql: conn, user, password,
-warehouses, loadWorkers, terminals, runMins or runTxnsPerTerminal, the five weights; the tables
-stay go-tpc's layout).
+warehouses, loadWorkers, terminals, runMins or runTxnsPerTerminal, the five weights), --layout
+go-tpc|benchmarksql (the tables: BenchmarkSQL's bmsql_ ones are the default with --props, so a
+database either tool loaded can be run).
 
 By default a run counts and retries deadlocks, lock wait timeouts and TiDB's retryable errors;
 --ignore-error does so for every server error, as go-tpc's does.
@@ -101,7 +102,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 	case "check":
 		err = a.check(ctx, cl, ep)
 	case "cleanup":
-		_, err = tpcc.Cleanup(ctx, conn, a.Stdout)
+		_, err = tpcc.Cleanup(ctx, conn, cl.Layout, a.Stdout)
 	}
 	return cli.WrapInterrupt(ctx, err)
 }
@@ -136,7 +137,6 @@ func (a *command) applyProps(cl *tpcc.CommandLine) error {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(a.Stderr, "warning: %s\n", w)
 	}
-	fmt.Fprintf(a.Stderr, "note: %s: the tables are go-tpc's layout (warehouse, district, ...), not BenchmarkSQL's bmsql_ ones\n", cl.Props)
 	return nil
 }
 
@@ -168,7 +168,7 @@ func (a *command) prepare(ctx context.Context, cl *tpcc.CommandLine, conn bench.
 
 func (a *command) load(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, out io.Writer) error {
 	o := tpcc.LoadOptions{Warehouses: cl.Warehouses, Threads: cl.Threads, Parts: cl.Parts, Seed: cl.Seed,
-		Method: cl.LoadMethod, IfExists: tpcc.IfExistsError}
+		Method: cl.LoadMethod, IfExists: tpcc.IfExistsError, Layout: cl.Layout}
 	if cl.DropData {
 		o.IfExists = tpcc.IfExistsDrop
 	}
@@ -187,7 +187,7 @@ func (a *command) check(ctx context.Context, cl *tpcc.CommandLine, ep *cli.Endpo
 		return err
 	}
 	defer q.Close()
-	conds, err := tpcc.Check(ctx, q, cl.Warehouses, cl.CheckAll)
+	conds, err := tpcc.Check(ctx, q, cl.Layout, cl.Warehouses, cl.CheckAll)
 	if err != nil {
 		return notLoaded(ctx, fmt.Errorf("check: %w", err))
 	}
@@ -204,13 +204,13 @@ func (a *command) check(ctx context.Context, cl *tpcc.CommandLine, ep *cli.Endpo
 // results folder.
 func (a *command) runStep(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, ep *cli.Endpoints) error {
 	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: cl.Warehouses, Weights: cl.Weights, Wait: cl.Wait,
-		Constants: tpcc.NewConstants(uint64(cl.Seed)), Isolation: tpcc.IsolationLevels[cl.Isolation]})
+		Constants: tpcc.NewConstants(uint64(cl.Seed)), Isolation: tpcc.IsolationLevels[cl.Isolation], Layout: cl.Layout})
 	if err != nil {
 		return cli.Usagef("tpcc: %v", err)
 	}
 	// Missing tables, another tool's or too few warehouses are bad input:
 	// said before a results folder is made.
-	if err := tpcc.VerifyLoaded(ctx, conn, cl.Warehouses); err != nil {
+	if err := tpcc.VerifyLoaded(ctx, conn, cl.Layout, cl.Warehouses); err != nil {
 		return notLoaded(ctx, err)
 	}
 	o := tpcc.RunOptions{Threads: cl.Threads, Time: cl.Time, Count: cl.Count, Interval: cl.Interval, Seed: cl.Seed, IgnoreAll: cl.IgnoreError}

@@ -38,26 +38,29 @@ var Doc = runner.ModuleDoc{
 		"sysbench: HdrHistogram latencies per transaction, intervals, errors by code, reconnects, results folders " +
 		"that report and compare read. Each call is a step; check lists the equivalent go-tpc command line.",
 	Funcs: []runner.FuncDoc{
-		{Name: "tpcc.prepare", Signature: "tpcc.prepare(conn, warehouses=10, threads=1, parts=1, if_exists=\"error\", load_method=\"auto\", seed=0)",
+		{Name: "tpcc.prepare", Signature: "tpcc.prepare(conn, warehouses=10, threads=1, parts=1, if_exists=\"error\", load_method=\"auto\", seed=0, layout=\"go-tpc\")",
 			Doc: "Creates the nine tables in conn's current database and loads warehouses warehouses as the TPC-C specification " +
 				"generates them (deterministic for the seed: the run's by default), threads warehouses at a time, with LOAD DATA " +
 				"LOCAL INFILE where the server takes it and multi-row INSERTs where it refuses. Tables that exist are an error " +
-				"naming them unless if_exists is \"drop\" or \"reuse\". parts HASH-partitions each table by warehouse. Returns a " +
+				"naming them unless if_exists is \"drop\" or \"reuse\". parts HASH-partitions each table by warehouse. layout=\"benchmarksql\" " +
+				"creates BenchmarkSQL's tables instead (bmsql_warehouse, ..., bmsql_oorder, its columns and indexes, and bmsql_config " +
+				"with the warehouses and NURand constants), so BenchmarkSQL can run on them. Returns a " +
 				"struct: schema, tables, rows (by table), total_rows, seconds, rows_per_s, load_time."},
-		{Name: "tpcc.run", Signature: "tpcc.run(conn, warehouses=10, threads=1, time=\"60s\", count=0, interval=\"10s\", weights=[45, 43, 4, 4, 4], wait=False, isolation=\"\", ignore_errors=None, rate=0, warmup_time=0, seed=0, tags={})",
+		{Name: "tpcc.run", Signature: "tpcc.run(conn, warehouses=10, threads=1, time=\"60s\", count=0, interval=\"10s\", weights=[45, 43, 4, 4, 4], wait=False, isolation=\"\", ignore_errors=None, rate=0, warmup_time=0, seed=0, tags={}, layout=\"go-tpc\")",
 			Doc: "Runs the five transactions with threads connections for time (or count transactions), in the weights' mix, " +
 				"printing go-tpc's [Current]/[Summary] lines, and writes steps/<id>-tpcc-t<threads>/. ignore_errors lists the " +
 				"MySQL error codes counted and retried (default: deadlocks, lock wait timeouts, TiDB's retryable errors; \"all\" " +
 				"as go-tpc's --ignore-error). wait adds the specification's keying and think times. isolation (\"read committed\", " +
-				"\"repeatable read\", ...) is set before each transaction, as go-tpc's --isolation does. Returns a struct: tpmC, " +
+				"\"repeatable read\", ...) is set before each transaction, as go-tpc's --isolation does. layout=\"benchmarksql\" runs the same statements on BenchmarkSQL's tables. Returns a struct: tpmC, " +
 				"tpmTotal, efficiency, transactions, errors, kinds (by transaction: count, errors, tpm, avg, p50, p90, p95, " +
 				"p99, max in ms), seconds, threads, tags, dir."},
-		{Name: "tpcc.check", Signature: "tpcc.check(conn, warehouses=10, all=False, require=True)",
+		{Name: "tpcc.check", Signature: "tpcc.check(conn, warehouses=10, all=False, require=True, layout=\"go-tpc\")",
 			Doc: "Checks the consistency conditions 3.3.2.1-12 (go-tpc's default set; all adds 3.3.2.11, which holds only " +
 				"before a run), each as a few set-based queries per warehouse. Returns a struct: passed, conditions (number, " +
 				"description, passed, offending, examples). With require=True a failed condition fails the step, naming it."},
-		{Name: "tpcc.cleanup", Signature: "tpcc.cleanup(conn)",
-			Doc: "Drops the nine tables from conn's current database, naming each as schema.table; returns their names."},
+		{Name: "tpcc.cleanup", Signature: "tpcc.cleanup(conn, layout=\"go-tpc\")",
+			Doc: "Drops the nine tables (BenchmarkSQL's ten with layout=\"benchmarksql\") from conn's current database, naming each as " +
+				"schema.table; returns their names."},
 	},
 }
 
@@ -75,13 +78,26 @@ func connector(c *dbstar.Conn) (bench.Connector, error) {
 	return r, nil
 }
 
-// commandLine is the go-tpc command line equivalent to a call.
-func commandLine(conn *dbstar.Conn, command string, flags ...string) string {
+// commandLine is the go-tpc command line equivalent to a call; on
+// BenchmarkSQL's tables, starbench's (go-tpc has no such layout).
+func commandLine(conn *dbstar.Conn, layout tpcc.Layout, command string, flags ...string) string {
 	parts := []string{"go-tpc", "tpcc"}
+	if layout == tpcc.BenchmarkSQLLayout {
+		parts = []string{"starbench", "tpcc", "--layout", "benchmarksql"}
+	}
 	if database := conn.Session().Database; database != "" {
 		parts = append(parts, "-D", database)
 	}
 	return strings.Join(append(append(parts, flags...), command), " ")
+}
+
+// layoutOf reads a layout= argument.
+func layoutOf(b *starlark.Builtin, name string) (tpcc.Layout, error) {
+	l, err := tpcc.ParseLayout(name)
+	if err != nil {
+		return l, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return l, nil
 }
 
 func seedOf(s *runner.Step, explicit int64) int64 {
@@ -94,9 +110,17 @@ func seedOf(s *runner.Step, explicit int64) int64 {
 func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var conn *dbstar.Conn
 	o := tpcc.LoadOptions{Warehouses: 10, Threads: 1, Parts: 1, IfExists: tpcc.IfExistsError, Method: "auto"}
+	var layoutName string
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "warehouses?", &o.Warehouses, "threads?", &o.Threads,
-		"parts?", &o.Parts, "if_exists?", &o.IfExists, "load_method?", &o.Method, "seed?", &o.Seed); err != nil {
+		"parts?", &o.Parts, "if_exists?", &o.IfExists, "load_method?", &o.Method, "seed?", &o.Seed, "layout?", &layoutName); err != nil {
 		return nil, err
+	}
+	var err error
+	if o.Layout, err = layoutOf(b, layoutName); err != nil {
+		return nil, err
+	}
+	if o.Layout == tpcc.BenchmarkSQLLayout && o.Parts > 1 {
+		return nil, fmt.Errorf("%s: parts: BenchmarkSQL's layout is not partitioned here", b.Name())
 	}
 	if o.Warehouses < 1 || o.Threads < 1 || o.Parts < 1 || o.Parts > o.Warehouses {
 		return nil, fmt.Errorf("%s: want warehouses >= 1, threads >= 1 and 1 <= parts <= warehouses (got %d, %d, %d)", b.Name(), o.Warehouses, o.Threads, o.Parts)
@@ -105,8 +129,9 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if o.Parts > 1 {
 		flags = append(flags, fmt.Sprintf("--parts %d", o.Parts))
 	}
-	info := runner.StepInfo{Builtin: "tpcc.prepare", Handle: conn.ID(), Text: commandLine(conn, "prepare", flags...),
-		Args: map[string]any{"warehouses": o.Warehouses, "threads": o.Threads, "parts": o.Parts, "if_exists": o.IfExists, "load_method": o.Method, "seed": o.Seed}}
+	info := runner.StepInfo{Builtin: "tpcc.prepare", Handle: conn.ID(), Text: commandLine(conn, o.Layout, "prepare", flags...),
+		Args: map[string]any{"warehouses": o.Warehouses, "threads": o.Threads, "parts": o.Parts, "if_exists": o.IfExists, "load_method": o.Method, "seed": o.Seed,
+			"layout": o.Layout.String()}}
 	h := runner.HostOf(thread)
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
@@ -164,6 +189,7 @@ type runArgs struct {
 	seed                int64
 	tags                map[string]string
 	isolation           string // one of tpcc.IsolationLevels' names
+	layout              tpcc.Layout
 }
 
 func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (*dbstar.Conn, *runArgs, error) {
@@ -172,13 +198,17 @@ func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 	var weights *starlark.List
 	var ignore starlark.Value = starlark.None
 	var tags *starlark.Dict
+	var layoutName string
 	r := &runArgs{warehouses: 10, threads: 1}
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "warehouses?", &r.warehouses, "threads?", &r.threads,
 		"time?", &timeV, "count?", &r.count, "interval?", &intervalV, "weights?", &weights, "wait?", &r.wait,
-		"ignore_errors?", &ignore, "rate?", &r.rate, "warmup_time?", &warmupV, "seed?", &r.seed, "tags?", &tags, "isolation?", &r.isolation); err != nil {
+		"ignore_errors?", &ignore, "rate?", &r.rate, "warmup_time?", &warmupV, "seed?", &r.seed, "tags?", &tags, "isolation?", &r.isolation, "layout?", &layoutName); err != nil {
 		return nil, nil, err
 	}
 	var err error
+	if r.layout, err = layoutOf(b, layoutName); err != nil {
+		return nil, nil, err
+	}
 	for _, d := range []struct {
 		v   starlark.Value
 		dst *time.Duration
@@ -305,7 +335,7 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	if len(r.tags) > 0 {
 		stepArgs["tags"] = r.tags
 	}
-	info := runner.StepInfo{Builtin: "tpcc.run", Handle: conn.ID(), Text: commandLine(conn, "run", r.flags()...), Args: stepArgs}
+	info := runner.StepInfo{Builtin: "tpcc.run", Handle: conn.ID(), Text: commandLine(conn, r.layout, "run", r.flags()...), Args: stepArgs}
 	h := runner.HostOf(thread)
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
@@ -334,7 +364,7 @@ func runWorkload(h runner.Host, b *starlark.Builtin, s *runner.Step, conn *dbsta
 	}
 	seed := seedOf(s, r.seed)
 	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: r.warehouses, Weights: r.weights, Wait: r.wait,
-		Constants: tpcc.NewConstants(uint64(seed)), Isolation: r.isolation})
+		Constants: tpcc.NewConstants(uint64(seed)), Isolation: r.isolation, Layout: r.layout})
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -387,15 +417,21 @@ func resultValue(s *results.Summary, dir string, placeholder bool) starlark.Valu
 func check(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var conn *dbstar.Conn
 	warehouses, all, require := 10, false, true
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "warehouses?", &warehouses, "all?", &all, "require?", &require); err != nil {
+	var layoutName string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "warehouses?", &warehouses, "all?", &all, "require?", &require,
+		"layout?", &layoutName); err != nil {
+		return nil, err
+	}
+	layout, err := layoutOf(b, layoutName)
+	if err != nil {
 		return nil, err
 	}
 	flags := []string{fmt.Sprintf("--warehouses %d", warehouses)}
 	if all {
 		flags = append(flags, "--check-all")
 	}
-	info := runner.StepInfo{Builtin: "tpcc.check", Handle: conn.ID(), Text: commandLine(conn, "check", flags...),
-		Args: map[string]any{"warehouses": warehouses, "all": all, "require": require}}
+	info := runner.StepInfo{Builtin: "tpcc.check", Handle: conn.ID(), Text: commandLine(conn, layout, "check", flags...),
+		Args: map[string]any{"warehouses": warehouses, "all": all, "require": require, "layout": layout.String()}}
 	h := runner.HostOf(thread)
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
@@ -408,7 +444,7 @@ func check(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
 			defer q.Close()
-			conds, err := tpcc.Check(s.Context(), q, warehouses, all)
+			conds, err := tpcc.Check(s.Context(), q, layout, warehouses, all)
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
@@ -456,10 +492,16 @@ func checkValue(conds []tpcc.Condition) starlark.Value {
 
 func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var conn *dbstar.Conn
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn); err != nil {
+	var layoutName string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "layout?", &layoutName); err != nil {
 		return nil, err
 	}
-	info := runner.StepInfo{Builtin: "tpcc.cleanup", Handle: conn.ID(), Text: commandLine(conn, "cleanup")}
+	layout, err := layoutOf(b, layoutName)
+	if err != nil {
+		return nil, err
+	}
+	info := runner.StepInfo{Builtin: "tpcc.cleanup", Handle: conn.ID(), Text: commandLine(conn, layout, "cleanup"),
+		Args: map[string]any{"layout": layout.String()}}
 	h := runner.HostOf(thread)
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
@@ -467,7 +509,7 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			dropped, err := tpcc.Cleanup(s.Context(), c, h.Out().Writer())
+			dropped, err := tpcc.Cleanup(s.Context(), c, layout, h.Out().Writer())
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
