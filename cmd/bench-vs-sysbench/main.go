@@ -27,15 +27,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,12 +40,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
 
-	"github.com/starbench/starbench/builtins/report"
+	"github.com/starbench/starbench/internal/benchcmp"
 	"github.com/starbench/starbench/internal/sandbox"
 )
 
@@ -126,7 +122,7 @@ place (its columns are labelled baseline), to measure a change to the engine its
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if err := checkRounds(o.rounds); err != nil {
+	if err := benchcmp.CheckRounds(o.rounds); err != nil {
 		return o, err
 	}
 	if o.runTime < time.Second || o.runTime%time.Second != 0 {
@@ -153,22 +149,9 @@ place (its columns are labelled baseline), to measure a change to the engine its
 	return o, nil
 }
 
-// checkRounds refuses round counts that cannot be balanced: with A B in
-// even rounds and B A in odd ones (sysbenchFirst), only an even count
-// lets each tool go first equally often.
-func checkRounds(rounds int) error {
-	if rounds < 2 || rounds%2 != 0 {
-		return fmt.Errorf("-rounds must be even and at least 2 (2, 4, 6, ...), not %d: rounds alternate A B and B A "+
-			"so that each tool goes first in half of them, which an odd count cannot do", rounds)
-	}
-	return nil
-}
-
-// sysbenchFirst reports whether sysbench runs before starbench in round r
-// (counted from 0): A B, B A, A B, ... Whatever the first run of a pair
-// leaves behind (server caches, purge, dirty pages) then favours neither
-// tool over an even number of rounds.
-func sysbenchFirst(r int) bool { return r%2 == 0 }
+// sysbenchFirst reports whether sysbench (tool A) runs before starbench in
+// round r (counted from 0): A B, B A, A B, ... as benchcmp.AFirst has it.
+func sysbenchFirst(r int) bool { return benchcmp.AFirst(r) }
 
 // prepareKind is one of the prepares a round times.
 type prepareKind int
@@ -212,7 +195,7 @@ func prepareLines(base string, rows float64, sys, sbInsert, loadData []time.Dura
 		pairs[r] = sys[r].Seconds() / sbInsert[r].Seconds()
 	}
 	spread := fmt.Sprintf("pairs %.2f-%.2f", slices.Min(pairs), slices.Max(pairs))
-	if mean, half, ok := meanInterval(pairs); ok {
+	if mean, half, ok := benchcmp.MeanInterval(pairs); ok {
 		spread += fmt.Sprintf(", 95%% CI %.2f-%.2f", mean-half, mean+half)
 	}
 	lines := []string{fmt.Sprintf("prepare INSERT vs INSERT (4 threads, wall time, A B / B A): %s %.0f rows/s, "+
@@ -457,7 +440,9 @@ func (b *bench) runArgs(p point) []string {
 // samples and starbench's, by round.
 func (b *bench) measurePoint(ctx context.Context, db *sql.DB, p point) (sys, sb []sample, err error) {
 	args := b.runArgs(p)
-	if err := settle(ctx, db); err != nil {
+	if err := benchcmp.Settle(ctx, db); errors.Is(err, benchcmp.ErrStillDirty) {
+		fmt.Fprintf(os.Stderr, "bench-vs-sysbench: %v; measuring anyway\n", err)
+	} else if err != nil {
 		return nil, nil, err
 	}
 	for r := 0; r < b.o.rounds; r++ {
@@ -509,7 +494,7 @@ func comparePoint(p point, sys, sb []sample) pointResult {
 		pairs[r] = sb[r].cpuPerQuery() / sys[r].cpuPerQuery()
 	}
 	res.lo, res.hi = slices.Min(pairs), slices.Max(pairs)
-	res.mean, res.half, res.hasCI = meanInterval(pairs)
+	res.mean, res.half, res.hasCI = benchcmp.MeanInterval(pairs)
 	return res
 }
 
@@ -552,62 +537,8 @@ func (s *summary) add(res pointResult) {
 func (s *summary) print(aName string) {
 	fmt.Printf("\nworst CPU/query ratio starbench/%s: %.2f (must be <= 1.0, aim <= 0.9)\n", aName, s.worst)
 	fmt.Printf("worst client-per-server-CPU ratio starbench/%s: %.2f\n", aName, s.worstPerServer)
-	fmt.Printf("95%% CI above 1.0 (costlier than %s beyond the noise): %s\n", aName, listOrNone(s.above))
-	fmt.Printf("95%% CI holding 1.0 (even within the noise; more rounds narrow it): %s\n", listOrNone(s.even))
-}
-
-func listOrNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
-}
-
-// meanInterval returns the mean of xs and the half-width of its 95%
-// confidence interval (Student's t with len(xs)-1 degrees of freedom);
-// ok is false with fewer than two values.
-func meanInterval(xs []float64) (mean, half float64, ok bool) {
-	n := len(xs)
-	if n < 2 {
-		return 0, 0, false
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(n)
-	var ss float64
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	sd := math.Sqrt(ss / float64(n-1))
-	return mean, report.TQuantile(0.975, float64(n-1)) * sd / math.Sqrt(float64(n)), true
-}
-
-// settle has the server write out its dirty pages before a point's runs.
-// A prepare (or a writing workload) leaves thousands of them, which the
-// page cleaner would flush for the next minute at ~100 pages/s, charging
-// server CPU and I/O to whichever tool runs then.
-func settle(ctx context.Context, db *sql.DB) error {
-	var pct string
-	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.innodb_max_dirty_pages_pct").Scan(&pct); err != nil {
-		return fmt.Errorf("settle: %w", err)
-	}
-	if _, err := db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = 0"); err != nil {
-		return fmt.Errorf("settle: %w", err)
-	}
-	defer db.ExecContext(ctx, "SET GLOBAL innodb_max_dirty_pages_pct = "+pct)
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		var name string
-		var dirty int64
-		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'").Scan(&name, &dirty); err != nil {
-			return fmt.Errorf("settle: %w", err)
-		}
-		if dirty < 10 {
-			return nil
-		}
-	}
-	fmt.Fprintln(os.Stderr, "bench-vs-sysbench: the server still had dirty pages after 2 minutes; measuring anyway")
-	return nil
+	fmt.Printf("95%% CI above 1.0 (costlier than %s beyond the noise): %s\n", aName, benchcmp.ListOrNone(s.above))
+	fmt.Printf("95%% CI holding 1.0 (even within the noise; more rounds narrow it): %s\n", benchcmp.ListOrNone(s.even))
 }
 
 func (s sample) cpuPerQuery() float64 { return s.perQuery(s.cpu) }
@@ -645,78 +576,35 @@ var (
 // appears and reported apart: the per-query figure is the run's alone.
 // The server's (serverPID's) CPU is taken over the same part of the run.
 func measure(bin string, args []string, serverPID int) (sample, error) {
-	cmd := exec.Command(bin, args...)
-	var out, errOut bytes.Buffer
-	cmd.Stderr = &errOut
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return sample{}, err
-	}
-	if err := cmd.Start(); err != nil {
-		return sample{}, err
-	}
 	var startup, server0 time.Duration
 	started := false
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		line := lines.Text()
-		out.WriteString(line + "\n")
-		if strings.HasPrefix(line, "Threads started!") && !started {
-			started = true
-			startup, err = processCPU(cmd.Process.Pid)
-			if err == nil {
-				server0, err = processCPU(serverPID)
-			}
-			if err != nil {
-				_ = cmd.Process.Kill()
-				_ = cmd.Wait()
-				return sample{}, err
-			}
+	run, err := benchcmp.RunClient(bin, args, func(line string, pid int) error {
+		if !strings.HasPrefix(line, "Threads started!") || started {
+			return nil
 		}
-	}
-	if err := cmd.Wait(); err != nil {
-		return sample{}, fmt.Errorf("%v\n%s%s", err, out.String(), errOut.String())
-	}
-	server1, err := processCPU(serverPID)
+		started = true
+		var err error
+		startup, err = benchcmp.ProcessCPU(pid)
+		if err == nil {
+			server0, err = benchcmp.ProcessCPU(serverPID)
+		}
+		return err
+	})
 	if err != nil {
 		return sample{}, err
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	q := queriesRe.FindStringSubmatch(out.String())
-	tp := tpsRe.FindStringSubmatch(out.String())
+	server1, err := benchcmp.ProcessCPU(serverPID)
+	if err != nil {
+		return sample{}, err
+	}
+	q := queriesRe.FindStringSubmatch(run.Stdout)
+	tp := tpsRe.FindStringSubmatch(run.Stdout)
 	if q == nil || tp == nil || !started {
-		return sample{}, fmt.Errorf("no report in the output:\n%s", out.String())
+		return sample{}, fmt.Errorf("no report in the output:\n%s", run.Stdout)
 	}
 	n, _ := strconv.ParseInt(q[1], 10, 64)
 	tps, _ := strconv.ParseFloat(tp[1], 64)
-	return sample{cpu: cpu - startup, startup: startup, serverCPU: server1 - server0, queries: n, tps: tps}, nil
-}
-
-// clockTicks is the kernel's USER_HZ, the unit of /proc/PID/stat times
-// (100 on every Linux architecture Go supports).
-const clockTicks = 100
-
-// processCPU returns the user + system CPU time a running process has used
-// so far (all its threads).
-func processCPU(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the command name, which is in parentheses and may
-	// contain spaces: state is field 3, utime 14, stime 15.
-	rest := string(b[bytes.LastIndexByte(b, ')')+2:])
-	f := strings.Fields(rest)
-	if len(f) < 13 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, b)
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-	}
-	return time.Duration(utime+stime) * time.Second / clockTicks, nil
+	return sample{cpu: run.CPU - startup, startup: startup, serverCPU: server1 - server0, queries: n, tps: tps}, nil
 }
 
 func version(bin string) string {

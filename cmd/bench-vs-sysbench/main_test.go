@@ -4,31 +4,14 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
-)
 
-func TestMeanInterval(t *testing.T) {
-	// 1..5: mean 3, sample sd sqrt(2.5), the exact t(4) = 2.7764451...
-	mean, half, ok := meanInterval([]float64{1, 2, 3, 4, 5})
-	if want := 2.7764451051977935 * math.Sqrt(2.5) / math.Sqrt(5); !ok || mean != 3 || math.Abs(half-want) > 1e-9 {
-		t.Errorf("meanInterval(1..5) = %v ± %v (%v), want 3 ± %v", mean, half, ok, want)
-	}
-	// Two rounds: one degree of freedom, t = 12.706.
-	if _, half, _ := meanInterval([]float64{1, 2}); math.Abs(half-12.706204736174693*math.Sqrt(0.5)/math.Sqrt(2)) > 1e-9 {
-		t.Errorf("two values: half-width %v", half)
-	}
-	if _, half, ok := meanInterval([]float64{0.9, 0.9, 0.9}); !ok || half != 0 {
-		t.Errorf("equal values: half-width %v (%v), want 0", half, ok)
-	}
-	if _, _, ok := meanInterval([]float64{1.1}); ok {
-		t.Error("one value gave an interval")
-	}
-}
+	"github.com/starbench/starbench/internal/benchcmp"
+)
 
 // TestOrderBalanced checks that for every round count the command accepts,
 // sysbench and starbench each go first in exactly half the rounds, in the
@@ -36,7 +19,7 @@ func TestMeanInterval(t *testing.T) {
 func TestOrderBalanced(t *testing.T) {
 	accepted := 0
 	for rounds := 0; rounds <= 40; rounds++ {
-		if checkRounds(rounds) != nil {
+		if benchcmp.CheckRounds(rounds) != nil {
 			continue
 		}
 		accepted++
