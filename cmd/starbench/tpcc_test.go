@@ -198,3 +198,17 @@ func TestTPCCProps(t *testing.T) {
 	}
 	expect(t, starbench(t, nil, "tpcc", "--props", props, "run"), 2, "give one of runMins and runTxnsPerTerminal, and the other 0")
 }
+
+// `starbench check` lists each tpcc step as the command line that does
+// the same: go-tpc's, or starbench's for BenchmarkSQL's tables.
+func TestTPCCDryRunListsCommandLines(t *testing.T) {
+	r := starbench(t, nil, "check", "testdata/plans/tpcc_steps.star")
+	expect(t, r, 0,
+		"go-tpc tpcc -D tpcc --warehouses 2 -T 2 prepare",
+		"go-tpc tpcc -D tpcc --warehouses 2 --check-all check",
+		"go-tpc tpcc -D tpcc --warehouses 2 -T 4 --time 5m0s --interval 10s --isolation 2 run",
+		"go-tpc tpcc -D tpcc --warehouses 2 -T 16 --time 5m0s --interval 10s --isolation 2 run",
+		"go-tpc tpcc -D tpcc cleanup",
+		"starbench tpcc --layout benchmarksql -D tpcc --warehouses 1 -T 1 prepare",
+		"tpcc_steps.star: OK")
+}
