@@ -36,6 +36,7 @@ needs=(
   "ssh-keygen openssh-client"
   "pgrep procps"
   "chromium chromium"
+  "haproxy haproxy"
 )
 
 missing_pkgs=()

@@ -481,7 +481,7 @@ func TestSeed003PlanDryRun(t *testing.T) {
 		"ssh.write_file", "/tmp/starbench-sb-v5-1-1-topology.yaml",
 		"tiup cluster deploy sb-v5-1-1 v5.1.1 /tmp/starbench-sb-v5-1-1-topology.yaml --yes",
 		"tiup cluster start sb-v5-1-1",
-		"haproxy -f /tmp/starbench-haproxy.cfg",
+		"haproxy -f /tmp/starbench-haproxy/haproxy.cfg", "ulimit -Hn", "mktemp -d",
 		"SET GLOBAL tidb_hashagg_final_concurrency = 1;",
 		// The plan connects to /test and then USEs sbtest: prepare, ANALYZE
 		// and every run follow the handle into sbtest.
