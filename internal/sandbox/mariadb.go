@@ -297,8 +297,30 @@ func (m *MariaDB) Stop() error {
 	return err
 }
 
+// Shutdown ends the server cleanly (SIGTERM, waiting up to 30 s) and
+// leaves its data directory, for Restart: a stop as a service manager does.
+func (m *MariaDB) Shutdown() error {
+	if m.cmd == nil || m.cmd.Process == nil {
+		return errors.New("server is not running")
+	}
+	select {
+	case <-m.exited:
+		return nil
+	default:
+	}
+	_ = m.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-m.exited:
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = m.cmd.Process.Kill()
+		<-m.exited
+		return errors.New("mariadbd did not stop within 30s and was killed")
+	}
+}
+
 // Restart starts the server again on its data directory and port, after
-// Kill (a crash and a recovery).
+// Kill (a crash and a recovery) or Shutdown.
 func (m *MariaDB) Restart(ctx context.Context) error {
 	if m.cmd != nil {
 		select {
