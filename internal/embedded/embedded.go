@@ -2,7 +2,9 @@
 
 // Package embedded runs go-mysql-server in process as starbench's default
 // target, so plans can be written and tried with zero set-up. It is the only
-// package that imports go-mysql-server; build with -tags slim to leave it out.
+// package of the starbench binary that imports go-mysql-server (the tests'
+// TiDB stand-in, internal/testutil/tidbsql, is the other); build with -tags
+// slim to leave it out.
 //
 // Measured limits: primary-key lookups scan whole tables and concurrent
 // writes can be lost, so numbers taken against it say nothing about a real
