@@ -60,7 +60,7 @@ var Doc = runner.ModuleDoc{
 		{Name: "conn.snapshot", Signature: "conn.snapshot(schema=None, store=None, parallel=4)",
 			Doc: "Saves every table of schema (default: the current database) into the schema store (default SCHEMA_snapshot, " +
 				"made anew) with CREATE TABLE ... LIKE and INSERT ... SELECT, parallel tables at a time, and records each table's " +
-				"checksum (CHECKSUM TABLE; ADMIN CHECKSUM TABLE on TiDB) and AUTO_INCREMENT counter. Returns a snapshot value " +
+				"checksum (CHECKSUM TABLE; on TiDB ADMIN CHECKSUM TABLE's KV count and bytes with a digest of the rows) and AUTO_INCREMENT counter. Returns a snapshot value " +
 				"(.schema, .store, .tables, .checksums, .rows). Any MySQL-compatible server."},
 		{Name: "conn.restore", Signature: "conn.restore(snapshot, parallel=4)",
 			Doc: "Brings the snapshot's schema back to exactly that state: every saved table is replaced by its copy, tables " +
