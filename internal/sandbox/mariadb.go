@@ -128,10 +128,20 @@ func osUser() string {
 	return "root"
 }
 
+// tmpdir is the server's own temporary directory: servers sharing /tmp
+// collide on the names of their temporary tables' files (mariadb-install-db
+// failed with "Error on delete of '/tmp/#sql-temptable-...'" when several
+// started at once).
+func (m *MariaDB) tmpdir() string { return filepath.Join(m.Dir, "tmp") }
+
 func (m *MariaDB) start(ctx context.Context, bins Binaries, opts MariaDBOptions) error {
+	if err := os.MkdirAll(m.tmpdir(), 0o700); err != nil {
+		return err
+	}
 	install := exec.CommandContext(ctx, bins.InstallDB,
 		"--no-defaults", "--datadir="+m.datadir(), "--user="+osUser(),
-		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve")
+		"--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve", "--tmpdir="+m.tmpdir())
+	install.Env = append(os.Environ(), "TMPDIR="+m.tmpdir())
 	if out, err := install.CombinedOutput(); err != nil {
 		return fmt.Errorf("mariadb-install-db: %v\n%s", err, tail(out, 2000))
 	}
@@ -156,6 +166,7 @@ func (m *MariaDB) launch(ctx context.Context, server string, opts MariaDBOptions
 	args := []string{
 		"--no-defaults",
 		"--datadir=" + m.datadir(),
+		"--tmpdir=" + m.tmpdir(),
 		"--socket=" + m.Socket(),
 		"--port=" + strconv.Itoa(m.Port),
 		"--bind-address=127.0.0.1",
