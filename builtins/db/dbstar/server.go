@@ -10,9 +10,14 @@ import (
 )
 
 // openServer opens a target once per run; servers starbench started are
-// stopped when the run ends.
+// stopped when the run ends. DSNs written in the plan are told apart by
+// the whole DSN, not the server they reach (their Key): two of them for
+// one server may name other users and databases.
 func (st *runState) openServer(ctx context.Context, thread *starlark.Thread, rt targets.Resolved) (*targets.Server, error) {
 	key := rt.Key()
+	if rt.Target.Kind == targets.KindDSN && rt.Literal {
+		key = "dsn " + rt.Spec
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if s, ok := st.servers[key]; ok {
