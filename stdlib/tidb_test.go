@@ -3,17 +3,25 @@ package stdlib_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	_ "github.com/go-sql-driver/mysql"
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
 	"github.com/starbench/starbench/builtins/yamlstar"
+	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/plantest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/internal/testutil/tiupstub"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
 )
@@ -69,12 +77,253 @@ def main(p):
 		"connect embedded",
 		"SET GLOBAL tidb_hashagg_final_concurrency = 1;\nSET GLOBAL tidb_enable_async_commit = ON;\nSET GLOBAL tidb_txn_mode = 'pessimistic';",
 		"SPLIT TABLE `sbtest1` BETWEEN (0) AND (1000000) REGIONS 10",
-		"SELECT p.STORE_ID AS store, COUNT(*) AS regions, SUM(p.IS_LEADER) AS leaders FROM information_schema.TIKV_REGION_STATUS s JOIN information_schema.TIKV_REGION_PEERS p ON s.REGION_ID = p.REGION_ID WHERE s.DB_NAME = ? AND s.TABLE_NAME = ? GROUP BY p.STORE_ID ORDER BY p.STORE_ID",
+		"SELECT p.STORE_ID AS store, COUNT(DISTINCT s.REGION_ID) AS regions, COUNT(DISTINCT CASE WHEN p.IS_LEADER = 1 THEN s.REGION_ID END) AS leaders FROM information_schema.TIKV_REGION_STATUS s JOIN information_schema.TIKV_REGION_PEERS p ON s.REGION_ID = p.REGION_ID WHERE s.DB_NAME = ? AND s.TABLE_NAME = ? GROUP BY p.STORE_ID ORDER BY p.STORE_ID",
+		"SELECT LABEL FROM information_schema.TIKV_STORE_STATUS",
 		"BACKUP DATABASE `sbtest` TO 'local:///data/backup'",
 		"DROP DATABASE IF EXISTS `sbtest`",
 		"RESTORE DATABASE `sbtest` FROM 'local:///data/backup'",
 	}
 	if strings.Join(texts, "\n---\n") != strings.Join(want, "\n---\n") {
 		t.Errorf("statements:\n%s", strings.Join(texts, "\n---\n"))
+	}
+}
+
+// stepTexts runs a plan in a dry run and returns its steps' texts.
+func stepTexts(t *testing.T, src string) []string {
+	t.Helper()
+	plan := filepath.Join(t.TempDir(), "plan.star")
+	os.WriteFile(plan, []byte(src), 0o644)
+	var out bytes.Buffer
+	res, err := runner.Evaluate(context.Background(), runner.Options{PlanFile: plan, DryRun: true, Predeclared: modules, Stdlib: stdlib.FS, Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(plantest.Backtrace(err))
+	}
+	var texts []string
+	for _, s := range res.Steps {
+		texts = append(texts, s.Text)
+	}
+	return texts
+}
+
+// The commands the cluster procedures send tiup, as a dry run lists them:
+// tiup's version checked once, files of their own for the topology,
+// edit-config with --topology-file and --yes (no editor), readiness
+// waits as long as any duration asks, in POSIX sh.
+func TestTiDBClusterCommands(t *testing.T) {
+	texts := stepTexts(t, `
+load("@stdlib//tidb.star", "tidb")
+def main(p):
+    topo = tidb.topology(pd = ["10.0.1.1"], tidb = ["10.0.1.2"], tikv = ["10.0.1.4"])
+    c = tidb.deploy(local, name = "sb", version = "v5.2.0", topology = topo, wait = "1h30m")
+    c.wait_ready(90)
+    c.wait_ready("250ms", interval = "1500ms")
+    c.wait_ready("2m30s")
+    c.edit_config(topo)
+    c.clean("log")
+    c.reload("tikv")
+`)
+	loop := func(seconds, every int) string {
+		return fmt.Sprintf(`deadline=$(($(date +%%s) + %d)); while :; do if out=$(tiup cluster display sb --format json 2>/dev/null) && st=$(printf '%%s\n' "$out" | grep '"status":') && ! printf '%%s\n' "$st" | grep -qvE '"status": "(Up|Healthy)(\|L)?(\|UI)?"'; then exit 0; fi; if [ "$(date +%%s)" -ge "$deadline" ]; then exit 1; fi; sleep %d; done`, seconds, every)
+	}
+	display := "tiup cluster display sb --format json"
+	want := []string{
+		"tiup cluster --version",
+		"mktemp /tmp/starbench-sb-topology.XXXXXXXX",
+		"write /tmp/starbench-sb-topology.yaml (197 bytes)",
+		"tiup cluster deploy sb v5.2.0 /tmp/starbench-sb-topology.yaml --yes && rm -f /tmp/starbench-sb-topology.yaml",
+		"tiup cluster start sb",
+		loop(5400, 2), display,
+		loop(90, 2), display,
+		loop(1, 2), display, // 250ms and 1500ms round up to whole seconds
+		loop(150, 2), display,
+		"mktemp /tmp/starbench-sb-edit.XXXXXXXX",
+		"write /tmp/starbench-sb-edit.yaml (197 bytes)",
+		"tiup cluster edit-config sb --topology-file /tmp/starbench-sb-edit.yaml --yes && rm -f /tmp/starbench-sb-edit.yaml",
+		"tiup cluster reload sb --yes",
+		"tiup cluster clean sb --log --yes",
+		"tiup cluster reload sb -R tikv --yes",
+	}
+	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
+	}
+	for _, text := range texts {
+		if strings.Contains(text, "EDITOR") || strings.Contains(text, "/dev/tcp") {
+			t.Errorf("step needs an editor or bash: %s", text)
+		}
+	}
+}
+
+// The readiness loop is POSIX sh: dash (Debian's /bin/sh) runs it against
+// a display that shows a TiKV Down, then Up, and ends when all serve.
+func TestTiDBReadinessLoopRunsInDash(t *testing.T) {
+	stub := tiupstub.New(t)
+	dir := t.TempDir()
+	topo := filepath.Join(dir, "topo.yaml")
+	closed := closedPort(t)
+	os.WriteFile(topo, []byte(fmt.Sprintf("pd_servers:\n  - host: 10.0.1.1\ntidb_servers:\n  - host: 127.0.0.1\n    port: %d\ntikv_servers:\n  - host: 10.0.1.4\n", closed)), 0o644)
+	if r := stub.Run(t, "", []string{"SSH_AUTH_SOCK=" + dir}, "cluster", "deploy", "sb", "v5.2.0", topo, "--yes", "-p"); r.Code != 0 {
+		t.Fatalf("deploy: %+v", r)
+	}
+	stub.Run(t, "", nil, "cluster", "start", "sb")
+	stub.SetStatus(t, "sb", "10.0.1.4:20160", tiupstub.Status{Status: "Disconnected", UntilDisplays: 2, Then: "Up"})
+	r := plantest.Evaluate(t, writePlan(t, fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+def main(p):
+    tidb.cluster(local, "sb", tiup = %q).wait_ready("30s", interval = 1, password = "unused")
+`, stub.Tiup)), "", modules, runner.Options{})
+	// wait_ready goes on to SQL on the TiDB server, which does not exist:
+	// by then the loop has seen the TiKV Up.
+	if ep := fmt.Sprintf("127.0.0.1:%d", closed); r.Err == nil || !strings.Contains(r.Err.Error(), ep) || !strings.Contains(r.Err.Error(), "connection refused") {
+		t.Fatalf("want wait_ready to reach SQL on %s, got %v", ep, r.Err)
+	}
+	if n := stub.Displays(t, "sb"); n != 4 {
+		t.Errorf("%d displays, want 4 (Disconnected, Disconnected, Up, then wait_ready's own)", n)
+	}
+	if sh, _ := os.Readlink("/bin/sh"); !strings.Contains(sh, "dash") {
+		t.Logf("note: /bin/sh is %q here, not dash", sh)
+	}
+}
+
+// closedPort returns a loopback port nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
+
+func writePlan(t *testing.T, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.star")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// region_distribution counts each region once per store, though
+// TIKV_REGION_STATUS lists a region once for the table and once for each
+// index in it; run on a real server against tables of TiDB's documented
+// shape (a front relaying to MariaDB).
+func TestTiDBRegionDistributionCountsEachRegionOnce(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	f := tiupstub.StartFront(t, m.Config(), nil)
+	for _, q := range []string{
+		// Region 1 holds rows of sbtest1 and of its index k_1; region 2
+		// rows only; region 3 is another table's.
+		"INSERT INTO " + f.Schema + ".tikv_region_status (REGION_ID, DB_NAME, TABLE_NAME, IS_INDEX, INDEX_NAME) VALUES " +
+			"(1, 'sbtest', 'sbtest1', 0, NULL), (1, 'sbtest', 'sbtest1', 1, 'k_1'), (2, 'sbtest', 'sbtest1', 0, NULL), (3, 'sbtest', 'sbtest2', 0, NULL)",
+		"INSERT INTO " + f.Schema + ".tikv_region_peers (REGION_ID, PEER_ID, STORE_ID, IS_LEADER) VALUES " +
+			"(1, 11, 1, 1), (1, 12, 2, 0), (1, 13, 3, 0), (2, 21, 1, 0), (2, 22, 2, 1), (2, 23, 3, 0), (3, 31, 1, 1), (3, 32, 2, 0)",
+	} {
+		if _, err := f.DB.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := m.Config()
+	cfg.Addr, cfg.DBName = f.Addr, "sbtest"
+	r := plantest.Evaluate(t, writePlan(t, fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+load(%q, "assert")
+def main(p):
+    got = tidb.region_distribution(db.connect(%q), "sbtest1")
+    assert.eq(got, [{"store": 1, "regions": 2, "leaders": 1}, {"store": 2, "regions": 2, "leaders": 1}, {"store": 3, "regions": 2, "leaders": 0}], "distribution")
+`, assertStar(t), cfg.FormatDSN())), "", modules, runner.Options{Secrets: []string{m.Password()}})
+	if r.Err != nil {
+		t.Fatal(plantest.Backtrace(r.Err))
+	}
+}
+
+func assertStar(t *testing.T) string {
+	abs, err := filepath.Abs("../testdata/lib/assert.star")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// tidb.playground waits in POSIX sh (dash has no /dev/tcp) until the
+// playground says it is ready, then checks over SQL that TiDB sees its
+// TiKV stores Up. The playground is the tiup stand-in's; its TiDB, on port
+// 4000 of a loopback address of its own, a front relaying to a private
+// MariaDB whose root has no password, as a new TiDB's.
+func TestTiDBPlaygroundWaitsInPOSIXShell(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{Database: "test"})
+	cfg := m.Config()
+	admin, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec("ALTER USER 'root'@'127.0.0.1' IDENTIFIED BY ''"); err != nil {
+		t.Fatal(err)
+	}
+	admin.Close()
+	cfg.Passwd = ""
+	stub := tiupstub.New(t)
+	stub.SetPlayground(t, tiupstub.PlaygroundPlan{ReadyAfter: 1500 * time.Millisecond})
+	tag := fmt.Sprintf("pg%d", time.Now().UnixNano())
+	host := freeLoopback(t, 4000)
+	tiupstub.StartFrontAt(t, host+":4000", cfg, stub.PlaygroundStores(tag))
+	r := plantest.Evaluate(t, writePlan(t, fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+load(%q, "assert")
+def main(p):
+    pg = tidb.playground("v7.5.0", kv = 3, host = %q, tag = %q, tiup = %q, wait = "20s")
+    assert.eq(pg.connect().query("SELECT DATABASE()")[0][0], "test", "database")
+    pg.destroy()
+`, assertStar(t), host, tag, stub.Tiup)), "", modules, runner.Options{})
+	if r.Err != nil {
+		t.Fatal(plantest.Backtrace(r.Err))
+	}
+	var started, cleaned bool
+	for _, c := range stub.Calls(t) {
+		args := strings.Join(c.Args, " ")
+		started = started || args == "playground v7.5.0 --db 1 --kv 3 --pd 1 --tiflash 0 --host "+host+" --db.port 4000 --tag "+tag+" --without-monitor"
+		cleaned = cleaned || (args == "clean "+tag && strings.Contains(c.Stdout, "Kill instance of `playground`"))
+	}
+	if !started || !cleaned {
+		t.Errorf("playground started %v, cleaned %v: %+v", started, cleaned, stub.Calls(t))
+	}
+}
+
+// freeLoopback returns an address 127.x.y.z whose port is free.
+func freeLoopback(t *testing.T, port int) string {
+	t.Helper()
+	seed := time.Now().UnixNano()
+	for i := int64(0); i < 20; i++ {
+		host := fmt.Sprintf("127.%d.%d.%d", 10+(seed+i)%200, 1+(seed/7+i)%250, 1+(seed/13+i)%250)
+		if l, err := net.Listen("tcp", fmt.Sprintf("%s:%d", host, port)); err == nil {
+			l.Close()
+			return host
+		}
+	}
+	t.Fatalf("no loopback address with port %d free", port)
+	return ""
+}
+
+// deploy refuses a tiup-cluster older than v1.8.0 (no edit-config
+// --topology-file), reading the version line tiup-cluster prints (cobra's
+// "tiup version X tiup"); a tiup here is a script printing that line.
+func TestTiDBRefusesAnOldTiup(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ says, want string }{
+		{"tiup version 1.7.0 tiup\nGo Version: go1.17.2", "tiup-cluster 1.7.0 is too old: starbench uses `tiup cluster edit-config --topology-file` and `display --format json`, which need v1.8.0 or later"},
+		{"something else", "cannot read the version in the output of"},
+	} {
+		tiup := filepath.Join(dir, "tiup")
+		os.WriteFile(tiup, []byte(fmt.Sprintf("#!/bin/sh\nprintf '%%s\\n' %q\n", c.says)), 0o755)
+		r := plantest.Evaluate(t, writePlan(t, fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+def main(p):
+    tidb.deploy(local, name = "sb", version = "v5.2.0", tiup = %q,
+                topology = tidb.topology(pd = ["10.0.1.1"], tidb = ["10.0.1.2"], tikv = ["10.0.1.4"]))
+`, tiup)), "", modules, runner.Options{})
+		if r.Err == nil || !strings.Contains(r.Err.Error(), c.want) {
+			t.Errorf("tiup saying %q: want an error saying %q, got %v", c.says, c.want, r.Err)
+		}
 	}
 }

@@ -1,17 +1,23 @@
 package sshstar_test
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"go.starlark.net/starlark"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
@@ -20,6 +26,7 @@ import (
 	"github.com/starbench/starbench/internal/testutil/plantest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/internal/testutil/sshtest"
+	"github.com/starbench/starbench/internal/testutil/tiupstub"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -128,108 +135,193 @@ func TestUnknownHostKeyIsRefused(t *testing.T) {
 	}
 }
 
-// tiup and TiDB cannot run here: a tiup stand-in on the test host records
-// its arguments and prints what `tiup cluster display --format json`
-// documents, pointing the "tidb" instance at a private MariaDB. Like tiup,
-// it reads the topology file deploy names and runs $EDITOR on a file of its
-// own for edit-config; it keeps copies of both in the test's directory, so
-// what is checked is what this run gave tiup. The cluster name is unique,
-// so the files tidb.star writes on the control host are this run's.
-func TestTiDBDeployWithATiupStandIn(t *testing.T) {
+// tiup and TiDB cannot run here. The control host runs the tiup stand-in
+// (internal/testutil/tiupstub), which keeps tiup v1.16.5's command line,
+// over the real sshd; the cluster's TiDB server is a front that relays to a
+// private MariaDB and answers information_schema.TIKV_STORE_STATUS from the
+// stand-in's state. The cluster name is unique, so the files tidb.star
+// writes on the control host are this run's.
+func TestTiDBClusterWithTheTiupStandIn(t *testing.T) {
 	s := sshtest.Start(t)
 	m := sandboxtest.Shared(t)
-	host, port, _ := strings.Cut(m.Config().Addr, ":")
-	dir := t.TempDir()
+	stub := tiupstub.New(t)
 	name := fmt.Sprintf("sb%d", time.Now().UnixNano())
-	topoPath, editPath := "/tmp/starbench-"+name+"-topology.yaml", "/tmp/starbench-"+name+"-edit.yaml"
-	t.Cleanup(func() { os.Remove(topoPath); os.Remove(editPath) })
-	argvLog := filepath.Join(dir, "argv.log")
-	deployed, edited := filepath.Join(dir, "deployed.yaml"), filepath.Join(dir, "edited.yaml")
-	display := fmt.Sprintf(`{"cluster_meta":{"cluster_type":"tidb","cluster_name":"%s","cluster_version":"v5.2.0","deploy_user":"tidb","ssh_type":"builtin","tls_enabled":false,"dashboard_url":"http://10.0.1.1:2379/dashboard"},
-"instances":[{"id":"10.0.1.1:2379","role":"pd","host":"10.0.1.1","ports":"2379/2380","os_arch":"linux/x86_64","status":"Up|L|UI","since":"-","data_dir":"/tidb-data/pd-2379","deploy_dir":"/tidb-deploy/pd-2379","ComponentName":"pd","Port":2379},
-{"id":"%s:%s","role":"tidb","host":"%s","ports":"%s/10080","os_arch":"linux/x86_64","status":"Up","since":"-","data_dir":"-","deploy_dir":"/tidb-deploy/tidb-4000","ComponentName":"tidb","Port":%s},
-{"id":"10.0.1.4:20160","role":"tikv","host":"10.0.1.4","ports":"20160/20180","os_arch":"linux/x86_64","status":"Up","since":"-","data_dir":"/tidb-data/tikv-20160","deploy_dir":"/tidb-deploy/tikv-20160","ComponentName":"tikv","Port":20160}]}`,
-		name, m.Config().Addr, port, host, port, port)
-	os.WriteFile(filepath.Join(dir, "display.json"), []byte(display), 0o644)
-	tiup := filepath.Join(dir, "tiup")
-	os.WriteFile(tiup, []byte(fmt.Sprintf(`#!/bin/sh
-printf '%%s\n' "$*" >> %[1]s
-if [ -n "$EDITOR" ]; then echo "EDITOR=$EDITOR" >> %[1]s; fi
-case "$*" in
-  "cluster deploy "*) cp "$5" %[2]s ;;
-  "cluster edit-config "*) $EDITOR %[3]s ;;
-  *"display %[4]s --format json"*) cat %[5]s ;;
-esac
-`, argvLog, deployed, edited, name, filepath.Join(dir, "display.json"))), 0o755)
+	front := tiupstub.StartFront(t, m.Config(), stub.ClusterStores(name))
+	host, port, _ := net.SplitHostPort(front.Addr)
+	created := name + "_db"
+	// A fresh TiDB has a database test; so has the server behind the front.
+	mustExec(t, m.Config(), "CREATE DATABASE IF NOT EXISTS test")
+	t.Cleanup(func() { mustExec(t, m.Config(), "DROP DATABASE IF EXISTS "+created) })
+	// One TiKV comes up late: Down for the first two displays.
+	stub.SetStatus(t, name, "10.0.1.5:20160", tiupstub.Status{Status: "Down", UntilDisplays: 2, Then: "Up"})
 	r := run(t, fmt.Sprintf(`
 load("@stdlib//tidb.star", "tidb")
+load(%q, "assert")
 def main(p):
     ctl = ssh.host(%s)
-    topo = tidb.topology(pd = ["10.0.1.1"], tidb = ["10.0.1.2"], tikv = ["10.0.1.4"], server_configs = {"tikv": {"raftstore.apply-pool-size": 3}})
-    cluster = tidb.deploy(ctl, name = %q, version = "v5.2.0", topology = topo, tiup = %q, wait = "10s")
+    topo = tidb.topology(pd = ["10.0.1.1"], tidb = [{"host": %q, "port": %s}], tikv = ["10.0.1.4", "10.0.1.5"],
+                         server_configs = {"tikv": {"raftstore.apply-pool-size": 3}})
+    cluster = tidb.deploy(ctl, name = %q, version = "v5.2.0", topology = topo, identity_file = %q, tiup = %q, wait = None)
+    cluster.wait_ready("1m", interval = 1, password = %q)
     print("endpoints", cluster.endpoints())
-    conn = cluster.connect(user = "root", password = %q, database = "sbtest")
-    print("connected", conn.version())
-    topo["tikv_servers"].append({"host": "10.0.1.5", "port": 20161})
+    conn = cluster.connect(password = %q)
+    assert.eq(conn.query("SELECT DATABASE()")[0][0], "test", "connect()'s database")
+    made = cluster.connect(password = %q, database = %q, create = True)
+    assert.eq(made.query("SELECT DATABASE()")[0][0], %q, "connect(create = True)'s database")
+    topo["server_configs"]["tikv"]["raftstore.apply-pool-size"] = 4
     cluster.edit_config(topo)
+    assert.contains(cluster.show_config(), "raftstore.apply-pool-size: 4", "show-config after edit_config")
     cluster.stop()
     cluster.start()
     cluster.destroy()
-`, hostArgs(s), name, tiup, m.Password()), runner.Options{Secrets: []string{m.Password()}})
+`, assertStar(t), hostArgs(s), host, port, name, s.KeyFile, stub.Tiup, m.Password(), m.Password(), m.Password(), created, created),
+		runner.Options{Secrets: []string{m.Password()}})
 	if r.Err != nil {
 		t.Fatal(plantest.Backtrace(r.Err))
 	}
-	if !strings.Contains(r.Stdout, fmt.Sprintf(`endpoints ["%s:%s"]`, host, port)) || !strings.Contains(r.Stdout, "connected 10.") {
+	if !strings.Contains(r.Stdout, fmt.Sprintf(`endpoints ["%s"]`, front.Addr)) {
 		t.Errorf("output:\n%s", r.Stdout)
 	}
-	argv, _ := os.ReadFile(argvLog)
-	lines := strings.Split(strings.TrimSpace(string(argv)), "\n")
+
+	// What tiup was called with, in order (the readiness loop displays
+	// until the late TiKV is Up: twice Down, once Up).
+	calls := stub.Calls(t)
+	var got []string
+	var deployCall, editCall tiupstub.Call
+	for _, c := range calls {
+		if c.Editor != "" {
+			t.Errorf("tiup was run with EDITOR=%s: %v", c.Editor, c.Args)
+		}
+		if c.ExitCode != 0 {
+			t.Errorf("tiup %v exited %d:\n%s%s", c.Args, c.ExitCode, c.Stdout, c.Stderr)
+		}
+		got = append(got, strings.Join(c.Args, " "))
+		switch {
+		case len(c.Args) > 1 && c.Args[1] == "deploy":
+			deployCall = c
+		case len(c.Args) > 1 && c.Args[1] == "edit-config":
+			editCall = c
+		}
+	}
+	if len(deployCall.Args) < 5 || len(editCall.Args) < 4 {
+		t.Fatalf("no deploy or edit-config among the calls:\n%s", strings.Join(got, "\n"))
+	}
+	topoPath, editPath := deployCall.Args[4], editCall.Args[4]
+	display := "cluster display " + name + " --format json"
 	want := []string{
-		"cluster deploy " + name + " v5.2.0 " + topoPath + " --yes",
+		"cluster --version",
+		"cluster deploy " + name + " v5.2.0 " + topoPath + " --yes -i " + s.KeyFile,
 		"cluster start " + name,
-		"cluster display " + name + " --format json", // readiness
-		"cluster display " + name + " --format json", // endpoints
-		"cluster display " + name + " --format json", // connect
-		"cluster edit-config " + name,
-		"EDITOR=cp " + editPath,
+		display, display, display, // the readiness loop: Down, Down, Up
+		display, // wait_ready's own look
+		display, // endpoints
+		display, // connect
+		display, // connect(create = True)
+		"cluster edit-config " + name + " --topology-file " + editPath + " --yes",
 		"cluster reload " + name + " --yes",
+		"cluster show-config " + name,
 		"cluster stop " + name + " --yes",
 		"cluster start " + name,
 		"cluster destroy " + name + " --yes",
 	}
-	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
-		t.Errorf("tiup was called with:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("tiup was called with:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// Files of their own, named after the cluster, gone once tiup took them.
+	for _, p := range []struct{ path, what string }{{topoPath, "topology"}, {editPath, "edit"}} {
+		if !regexp.MustCompile(`^/tmp/starbench-` + name + `-` + p.what + `\.[A-Za-z0-9]{8}$`).MatchString(p.path) {
+			t.Errorf("%s file %s is not a fresh file named after the cluster", p.what, p.path)
+		}
+		if _, err := os.Stat(p.path); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", p.path, err)
+		}
+	}
+	// The topology files tiup read and checked.
 	global := map[string]any{"user": "tidb", "ssh_port": 22, "deploy_dir": "/tidb-deploy", "data_dir": "/tidb-data"}
-	configs := map[string]any{"tikv": map[string]any{"raftstore.apply-pool-size": 3}}
-	checkYAML(t, deployed, map[string]any{
-		"global": global, "server_configs": configs,
-		"pd_servers":   []any{map[string]any{"host": "10.0.1.1"}},
-		"tidb_servers": []any{map[string]any{"host": "10.0.1.2"}},
-		"tikv_servers": []any{map[string]any{"host": "10.0.1.4"}},
-	})
-	checkYAML(t, edited, map[string]any{
-		"global": global, "server_configs": configs,
-		"pd_servers":   []any{map[string]any{"host": "10.0.1.1"}},
-		"tidb_servers": []any{map[string]any{"host": "10.0.1.2"}},
-		"tikv_servers": []any{map[string]any{"host": "10.0.1.4"}, map[string]any{"host": "10.0.1.5", "port": 20161}},
-	})
+	servers := func(kvPool int) map[string]any {
+		portNum, _ := strconv.Atoi(port)
+		return map[string]any{
+			"global": global, "server_configs": map[string]any{"tikv": map[string]any{"raftstore.apply-pool-size": kvPool}},
+			"pd_servers":   []any{map[string]any{"host": "10.0.1.1"}},
+			"tidb_servers": []any{map[string]any{"host": host, "port": portNum}},
+			"tikv_servers": []any{map[string]any{"host": "10.0.1.4"}, map[string]any{"host": "10.0.1.5"}},
+		}
+	}
+	checkYAML(t, "deploy's topology", deployCall.Topology, servers(3))
+	checkYAML(t, "edit-config's topology", editCall.Topology, servers(4))
+	if !strings.Contains(editCall.Stdout, "Applied successfully") {
+		t.Errorf("edit-config did not apply:\n%s%s", editCall.Stdout, editCall.Stderr)
+	}
+	if stub.Deployed(name) {
+		t.Error("the cluster is still deployed after destroy")
+	}
 }
 
-// checkYAML fails unless the file (a copy the tiup stand-in made) parses
-// as YAML into want.
-func checkYAML(t *testing.T, path string, want map[string]any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("tiup was not given the file: %v", err)
+// wait_ready names every instance that is not serving (tiup's statuses
+// beyond Down: Offline, Tombstone, ...) once its timeout (any duration)
+// is over, and fails when TiDB does not see every TiKV store Up.
+func TestTiDBWaitReadyNamesWhatIsNotReady(t *testing.T) {
+	s := sshtest.Start(t)
+	m := sandboxtest.Shared(t)
+	stub := tiupstub.New(t)
+	name := fmt.Sprintf("sb%d", time.Now().UnixNano())
+	front := tiupstub.StartFront(t, m.Config(), stub.ClusterStores(name))
+	host, port, _ := net.SplitHostPort(front.Addr)
+	stub.SetStatus(t, name, "10.0.1.4:20160", tiupstub.Status{Status: "Tombstone"})
+	stub.SetStatus(t, name, "10.0.1.5:20160", tiupstub.Status{Status: "Offline"})
+	plan := fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+def main(p):
+    ctl = ssh.host(%s)
+    topo = tidb.topology(pd = ["10.0.1.1"], tidb = [{"host": %q, "port": %s}], tikv = ["10.0.1.4", "10.0.1.5"])
+    cluster = tidb.deploy(ctl, name = %q, version = "v5.2.0", topology = topo, identity_file = %q, tiup = %q, wait = "0.05m")
+`, hostArgs(s), host, port, name, s.KeyFile, stub.Tiup)
+	start := time.Now()
+	r := run(t, plan, runner.Options{})
+	want := "cluster " + name + " not ready after 0.05m: tikv 10.0.1.4:20160 is Tombstone, tikv 10.0.1.5:20160 is Offline"
+	if r.Err == nil || !strings.Contains(r.Err.Error(), want) {
+		t.Fatalf("want an error saying %q, got %v", want, r.Err)
 	}
+	if d := time.Since(start); d < 3*time.Second {
+		t.Errorf("gave up after %v, before its timeout of 3s", d)
+	}
+
+	// tiup says Up, but TiDB's view of one store is not.
+	stub.SetStatus(t, name, "10.0.1.4:20160", tiupstub.Status{Status: "Up"})
+	stub.SetStatus(t, name, "10.0.1.5:20160", tiupstub.Status{Status: "Up", Store: "Disconnected"})
+	r = run(t, fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+def main(p):
+    tidb.cluster(ssh.host(%s), %q, tiup = %q).wait_ready(5, password = %q)
+`, hostArgs(s), name, stub.Tiup, m.Password()), runner.Options{Secrets: []string{m.Password()}})
+	want = "cluster " + name + " not ready: TiDB " + front.Addr + " sees 1 of 2 TiKV stores Up in information_schema.TIKV_STORE_STATUS: 10.0.1.5:20160 is Disconnected"
+	if r.Err == nil || !strings.Contains(r.Err.Error(), want) {
+		t.Fatalf("want an error saying %q, got %v", want, r.Err)
+	}
+}
+
+func mustExec(t *testing.T, cfg *mysql.Config, stmt string) {
+	t.Helper()
+	c, err := db.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Exec(context.Background(), stmt); err != nil {
+		t.Fatalf("%s: %v", stmt, err)
+	}
+}
+
+// checkYAML fails unless text (a file the tiup stand-in was given)
+// parses as YAML into want.
+func checkYAML(t *testing.T, what, text string, want map[string]any) {
+	t.Helper()
 	var got map[string]any
-	if err := yaml.Unmarshal(data, &got); err != nil {
-		t.Fatalf("%s does not parse: %v\n%s", filepath.Base(path), err, data)
+	if err := yaml.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatalf("%s does not parse: %v\n%s", what, err, text)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s is\n%s\nwant %v", filepath.Base(path), data, want)
+		t.Errorf("%s is\n%s\nwant %v", what, text, want)
 	}
 }
 
