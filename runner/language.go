@@ -13,6 +13,7 @@ func languageBuiltins() starlark.StringDict {
 	return starlark.StringDict{
 		"param":  starlark.NewBuiltin("param", paramBuiltin),
 		"struct": starlark.NewBuiltin("struct", starlarkstruct.Make),
+		"save":   starlark.NewBuiltin("save", saveBuiltin),
 		"json":   json.Module,
 		"math":   math.Module,
 	}

@@ -44,5 +44,10 @@ var LanguageDoc = ModuleDoc{
 			Doc: "The Starlark math module."},
 		{Name: "print", Signature: "print(*values, sep=\" \")",
 			Doc: "Prints a line to standard output and to output.log in the results folder."},
+		{Name: "save", Signature: "save(name, content)",
+			Doc: "Writes content into the results folder as files/NAME (NAME a relative path such as \"tidb/topology.yaml\"; " +
+				"passwords masked) and lists it in manifest.json's files with its step and sha256, so that a rerun can compare " +
+				"what the plan recorded: topologies, server configurations. A step: a dry run lists it and writes nothing. " +
+				"Returns the stored path."},
 	},
 }

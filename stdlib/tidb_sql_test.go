@@ -54,6 +54,7 @@ def main(p):
     print("rows", conn.query("SELECT COUNT(*) AS n FROM sbtest.t1")[0].n)
     after = datadir.table_checksums(db.connect(%q), ["t1"], tidb = True)
     print("same kvs and bytes", [v.split("/")[1:] for v in before.values()] == [v.split("/")[1:] for v in after.values()])
+    tidb.cluster(local, "x", tiup = "true").record_config("connected", conn = conn)
 `, srv.DSN("sbtest"), c.backup, srv.DSN("sbtest"))), 0o644)
 			mods := starlark.StringDict{"ssh": sshstar.Module}
 			for k, v := range modules {
@@ -72,6 +73,17 @@ def main(p):
 			for _, want := range []string{"split 4 1.0", "backup local:///nfs/br True True", "restore local:///nfs/br True", "rows 3", "same kvs and bytes True"} {
 				if !strings.Contains(r.Stdout, want+"\n") {
 					t.Errorf("output lacks %q:\n%s", want, r.Stdout)
+				}
+			}
+			// SHOW CONFIG's rows, saved into the results folder.
+			tsv, err := os.ReadFile(filepath.Join(r.Res.Dir, "files", "tidb", "x", "1-connected-show-config.tsv"))
+			lines := strings.Split(strings.TrimSpace(string(tsv)), "\n")
+			if err != nil || lines[0] != "Type\tInstance\tName\tValue" || len(lines) < 4 {
+				t.Fatalf("show-config.tsv: %v\n%s", err, tsv)
+			}
+			for _, l := range lines[1:] {
+				if f := strings.Split(l, "\t"); len(f) != 4 || (f[0] != "tidb" && f[0] != "tikv" && f[0] != "pd") {
+					t.Errorf("SHOW CONFIG row %q", l)
 				}
 			}
 			// 1 region of the table and 4 split off it, each on all 3

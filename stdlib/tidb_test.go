@@ -133,6 +133,9 @@ def main(p):
 		"tiup cluster deploy sb v5.2.0 /tmp/starbench-sb-topology.yaml --yes && rm -f /tmp/starbench-sb-topology.yaml",
 		"tiup cluster start sb",
 		loop(5400, 2), display,
+		// The configuration after deploy and after every reload, into the results folder.
+		"files/tidb/sb/1-deploy-topology.yaml", display, "files/tidb/sb/1-deploy-display.json",
+		"tiup cluster show-config sb", "files/tidb/sb/1-deploy-show-config.yaml",
 		loop(90, 2), display,
 		loop(1, 2), display, // 250ms and 1500ms round up to whole seconds
 		loop(150, 2), display,
@@ -140,8 +143,10 @@ def main(p):
 		"write /tmp/starbench-sb-edit.yaml (197 bytes)",
 		"tiup cluster edit-config sb --topology-file /tmp/starbench-sb-edit.yaml --yes && rm -f /tmp/starbench-sb-edit.yaml",
 		"tiup cluster reload sb --yes",
+		display, "files/tidb/sb/2-reload-display.json", "tiup cluster show-config sb", "files/tidb/sb/2-reload-show-config.yaml",
 		"tiup cluster clean sb --log --yes",
 		"tiup cluster reload sb -R tikv --yes",
+		display, "files/tidb/sb/3-reload-display.json", "tiup cluster show-config sb", "files/tidb/sb/3-reload-show-config.yaml",
 	}
 	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))

@@ -2,9 +2,12 @@ package results
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -19,6 +22,7 @@ type Manifest struct {
 	Tool        ToolInfo          `json:"tool"`
 	Plan        string            `json:"plan"`
 	Sources     []*SourceFile     `json:"sources"`
+	Files       []*SavedFile      `json:"files,omitempty"` // what the plan saved (save())
 	Params      map[string]any    `json:"params"`
 	ParamTypes  map[string]string `json:"param_types"`
 	Overrides   []string          `json:"overrides,omitempty"`
@@ -53,6 +57,33 @@ type SourceFile struct {
 	Stored string `json:"stored"` // copy inside the results folder (sources/...)
 	SHA256 string `json:"sha256"`
 	Bytes  int    `json:"bytes"`
+}
+
+// SavedFile is a file the plan saved into the results folder (a
+// topology, a server's configuration), under files/.
+type SavedFile struct {
+	Name   string `json:"name"`   // as the plan named it
+	Stored string `json:"stored"` // files/NAME inside the results folder
+	Step   string `json:"step"`   // the step that saved it
+	SHA256 string `json:"sha256"`
+	Bytes  int    `json:"bytes"`
+}
+
+// SavedDir is the folder of saved files inside a results folder.
+const SavedDir = "files"
+
+// SaveFile writes a file the plan saves (name a relative path of plain
+// names) into dir's SavedDir and returns its manifest entry.
+func SaveFile(dir, step, name string, data []byte) (*SavedFile, error) {
+	dst := filepath.Join(dir, SavedDir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return nil, err
+	}
+	if err := WriteFile(dst, data); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	return &SavedFile{Name: name, Stored: path.Join(SavedDir, name), Step: step, SHA256: hex.EncodeToString(sum[:]), Bytes: len(data)}, nil
 }
 
 // ResumeRecord says how a resumed run continued.

@@ -13,6 +13,7 @@
 //	    latency.hlog         the interval latency histograms, HdrHistogram log format, µs
 //	    output.txt           what the step printed, in sysbench's layout
 //	DIR/steps/<id>.json      a step result too large for its journal line
+//	DIR/files/...            what the plan saved (save()), listed in the manifest's files
 //	DIR/report.md, .html     the reports written at the end of a run
 //
 // Every file is written whole to a temporary name and renamed into place

@@ -2,6 +2,7 @@ package sshstar_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -212,13 +213,15 @@ def main(p):
 		"cluster --version",
 		"cluster deploy " + name + " v5.2.0 " + topoPath + " --yes -i " + s.KeyFile,
 		"cluster start " + name,
-		display, display, display, // the readiness loop: Down, Down, Up
+		display, "cluster show-config " + name, // deploy's configuration, saved
+		display, display, // the readiness loop: Down (the display saved after deploy was the first Down), Up
 		display, // wait_ready's own look
 		display, // endpoints
 		display, // connect
 		display, // connect(create = True)
 		"cluster edit-config " + name + " --topology-file " + editPath + " --yes",
 		"cluster reload " + name + " --yes",
+		display, "cluster show-config " + name, // the reloaded configuration, saved
 		"cluster show-config " + name,
 		"cluster stop " + name + " --yes",
 		"cluster start " + name,
@@ -254,6 +257,34 @@ def main(p):
 	}
 	if stub.Deployed(name) {
 		t.Error("the cluster is still deployed after destroy")
+	}
+	// The configurations after deploy and after the reload are in the
+	// results folder and its manifest: tiup's own outputs, as it printed them.
+	data, err := os.ReadFile(filepath.Join(r.Res.Dir, results.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest results.Manifest
+	if err := json.Unmarshal(data, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	var saved []string
+	for _, f := range manifest.Files {
+		saved = append(saved, f.Stored)
+	}
+	prefix := "files/tidb/" + name + "/"
+	wantSaved := []string{prefix + "1-deploy-topology.yaml", prefix + "1-deploy-display.json", prefix + "1-deploy-show-config.yaml",
+		prefix + "2-reload-display.json", prefix + "2-reload-show-config.yaml"}
+	if strings.Join(saved, "\n") != strings.Join(wantSaved, "\n") {
+		t.Errorf("saved files:\n%s\nwant:\n%s", strings.Join(saved, "\n"), strings.Join(wantSaved, "\n"))
+	}
+	reloaded, _ := os.ReadFile(filepath.Join(r.Res.Dir, prefix+"2-reload-show-config.yaml"))
+	deployed, _ := os.ReadFile(filepath.Join(r.Res.Dir, prefix+"1-deploy-show-config.yaml"))
+	if !strings.Contains(string(reloaded), "raftstore.apply-pool-size: 4") || !strings.Contains(string(deployed), "raftstore.apply-pool-size: 3") {
+		t.Errorf("show-config after deploy:\n%s\nafter the reload:\n%s", deployed, reloaded)
+	}
+	if displayed, _ := os.ReadFile(filepath.Join(r.Res.Dir, prefix+"1-deploy-display.json")); !strings.Contains(string(displayed), `"cluster_meta"`) {
+		t.Errorf("display after deploy:\n%s", displayed)
 	}
 }
 
