@@ -485,7 +485,7 @@ func TestSeed003PlanDryRun(t *testing.T) {
 		"SET GLOBAL tidb_hashagg_final_concurrency = 1;",
 		// The plan connects to /test and then USEs sbtest: prepare, ANALYZE
 		// and every run follow the handle into sbtest.
-		"sysbench oltp_read_write --mysql-db=sbtest --rand_type=uniform --table_size=10000000 --tables=16 --threads=16 prepare",
+		"sysbench oltp_read_write --mysql-db=sbtest --profile=master --rand_type=uniform --table_size=10000000 --tables=16 --threads=16 prepare",
 		"ANALYZE TABLE sbtest1, sbtest2",
 		"sbtest16 (database sbtest)",
 		"tiup cluster stop sb-v5-1-1 --yes",
@@ -496,7 +496,7 @@ func TestSeed003PlanDryRun(t *testing.T) {
 		"rm -rf /tidb-data/pd-2379 && cp -a /tidb-data/pd-2379.starbench-snapshot /tidb-data/pd-2379",
 		"rm -rf /tidb-data/tikv-20160 && cp -a /tidb-data/tikv-20160.starbench-snapshot /tidb-data/tikv-20160",
 		"ADMIN CHECKSUM TABLE sbtest1, sbtest2,",
-		"sysbench oltp_point_select --mysql-db=sbtest --rand_type=uniform --report_interval=10 --table_size=10000000 --tables=16 --threads=300 --time=300 run",
+		"sysbench oltp_point_select --mysql-db=sbtest --profile=master --rand_type=uniform --report_interval=1 --table_size=10000000 --tables=16 --threads=300 --time=300 run",
 		"tiup cluster destroy sb-v5-2-0 --yes",
 		"compare tps by version")
 	// 2 versions x 2 workloads x 2 levels: 8 benchmark steps, each after a restore.
