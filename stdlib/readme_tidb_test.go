@@ -75,6 +75,13 @@ func TestReadmeTiDBProcedureRuns(t *testing.T) {
 	if stub.Deployed("sb") {
 		t.Error("the cluster is still deployed after destroy")
 	}
+	// The cluster's configuration after deploy, in the results folder.
+	for _, f := range []string{"1-deploy-topology.yaml", "1-deploy-display.json", "1-deploy-show-config.yaml", "1-deploy-show-config.tsv"} {
+		data, err := os.ReadFile(filepath.Join(r.Res.Dir, "files", "tidb", "sb", f))
+		if err != nil || len(data) == 0 {
+			t.Errorf("%s: %v (%d bytes)", f, err, len(data))
+		}
+	}
 	runs, _ := filepath.Glob(filepath.Join(r.Res.Dir, "steps", "*-oltp_update_index-t*", "summary.json"))
 	if len(runs) != 2 {
 		t.Errorf("%d sysbench runs in the results folder, want 2: %v", len(runs), runs)

@@ -133,9 +133,12 @@ def main(p):
 		"tiup cluster deploy sb v5.2.0 /tmp/starbench-sb-topology.yaml --yes && rm -f /tmp/starbench-sb-topology.yaml",
 		"tiup cluster start sb",
 		loop(5400, 2), display,
-		// The configuration after deploy and after every reload, into the results folder.
+		// The configuration after deploy and after every reload, into the results folder;
+		// after deploy's wait, SHOW CONFIG too.
+		display, "connect root@tcp(10.0.1.2:4000)/test?timeout=10s",
 		"files/tidb/sb/1-deploy-topology.yaml", display, "files/tidb/sb/1-deploy-display.json",
 		"tiup cluster show-config sb", "files/tidb/sb/1-deploy-show-config.yaml",
+		"SHOW CONFIG", "files/tidb/sb/1-deploy-show-config.tsv", "close db1",
 		loop(90, 2), display,
 		loop(1, 2), display, // 250ms and 1500ms round up to whole seconds
 		loop(150, 2), display,
