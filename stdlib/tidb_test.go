@@ -53,8 +53,7 @@ func TestTiDBSnippets(t *testing.T) {
 
 // The SQL tidb.star generates, as TiDB documents the statements.
 func TestTiDBStatements(t *testing.T) {
-	plan := filepath.Join(t.TempDir(), "plan.star")
-	os.WriteFile(plan, []byte(`
+	texts := stepTexts(t, `
 load("@stdlib//tidb.star", "tidb")
 def main(p):
     conn = db.connect()
@@ -63,16 +62,7 @@ def main(p):
     tidb.region_distribution(conn, "sbtest1")
     snap = tidb.backup(conn, "sbtest", "local:///data/backup")
     tidb.restore(conn, snap)
-`), 0o644)
-	var out bytes.Buffer
-	res, err := runner.Evaluate(context.Background(), runner.Options{PlanFile: plan, DryRun: true, Predeclared: modules, Stdlib: stdlib.FS, Stdout: &out, Stderr: &out})
-	if err != nil {
-		t.Fatal(plantest.Backtrace(err))
-	}
-	var texts []string
-	for _, s := range res.Steps {
-		texts = append(texts, s.Text)
-	}
+`)
 	want := []string{
 		"connect embedded",
 		"SET GLOBAL tidb_hashagg_final_concurrency = 1;\nSET GLOBAL tidb_enable_async_commit = ON;\nSET GLOBAL tidb_txn_mode = 'pessimistic';",

@@ -19,19 +19,9 @@ import (
 // `starbench tpcc` with go-tpc's command lines against a real server:
 // prepare, check, run, a broken condition, bad input, cleanup.
 func TestTPCCCommandLines(t *testing.T) {
-	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	m, c := serverWith(t, "CREATE DATABASE tpcc", "CREATE DATABASE empty", "CREATE DATABASE other",
+		"CREATE TABLE other.warehouse (w_id INT PRIMARY KEY, w_ytd DECIMAL(12,2))")
 	ctx := context.Background()
-	c, err := db.Open(ctx, m.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for _, q := range []string{"CREATE DATABASE tpcc", "CREATE DATABASE empty", "CREATE DATABASE other",
-		"CREATE TABLE other.warehouse (w_id INT PRIMARY KEY, w_ytd DECIMAL(12,2))"} {
-		if _, err := c.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
 	host, port, _ := strings.Cut(m.Config().Addr, ":")
 	conn := []string{"-H", host, "-P", port, "-U", "root", "-p", m.Password()}
 	tpcc := func(extra ...string) cliResult {
@@ -121,16 +111,8 @@ func TestTPCCCommandLines(t *testing.T) {
 // knows that starbench does not use are listed in one note; a misspelt
 // key is a warning naming the nearest known one.
 func TestTPCCProps(t *testing.T) {
-	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	m, c := serverWith(t, "CREATE DATABASE bench")
 	ctx := context.Background()
-	c, err := db.Open(ctx, m.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.Exec(ctx, "CREATE DATABASE bench"); err != nil {
-		t.Fatal(err)
-	}
 	props := filepath.Join(t.TempDir(), "props.mysql")
 	text := strings.Join([]string{
 		"db=mysql",
@@ -211,4 +193,22 @@ func TestTPCCDryRunListsCommandLines(t *testing.T) {
 		"go-tpc tpcc -D tpcc cleanup",
 		"starbench tpcc --layout benchmarksql -D tpcc --warehouses 1 -T 1 prepare",
 		"tpcc_steps.star: OK")
+}
+
+// serverWith starts a private MariaDB, runs the statements on it and
+// returns it with an open connection (closed at cleanup).
+func serverWith(t *testing.T, statements ...string) (*sandbox.MariaDB, *db.Conn) {
+	t.Helper()
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	c, err := db.Open(context.Background(), m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	for _, q := range statements {
+		if _, err := c.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return m, c
 }

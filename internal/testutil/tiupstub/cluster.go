@@ -371,47 +371,26 @@ func (e *env) startCmd() *cobra.Command {
 }
 
 func (e *env) stopCmd() *cobra.Command {
-	var roles, nodes []string
-	cmd := &cobra.Command{
-		Use:   "stop <cluster-name>",
-		Short: "Stop a TiDB cluster",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return cmd.Help()
-			}
-			if err := validRoles(roles); err != nil {
-				return err
-			}
-			m, _, err := e.cluster(args[0])
-			if err != nil {
-				return err
-			}
-			if !e.yes {
-				if err := e.confirm(fmt.Sprintf("Will stop the cluster %s with nodes: %s, roles: %s.\nDo you want to continue? [y/N]:",
-					m.Name, strings.Join(nodes, ","), strings.Join(roles, ","))); err != nil {
-					return err
-				}
-			}
-			m.Running = false
-			if err := e.st.saveMeta(m); err != nil {
-				return err
-			}
-			e.info("Stopped cluster `%s` successfully", m.Name)
-			return nil
-		},
-	}
-	cmd.Flags().StringSliceVarP(&roles, "role", "R", nil, "Only stop specified roles")
-	cmd.Flags().StringSliceVarP(&nodes, "node", "N", nil, "Only stop specified nodes")
+	cmd := e.runStateCmd("stop", "Stop a TiDB cluster", false,
+		"Will stop the cluster %s with nodes: %s, roles: %s.\nDo you want to continue? [y/N]:", "Stopped cluster `%s` successfully")
 	cmd.Flags().Bool("evict-leaders", false, "Evict leaders on stores before stop")
 	_ = cmd.Flags().MarkHidden("evict-leaders")
 	return cmd
 }
 
 func (e *env) restartCmd() *cobra.Command {
+	return e.runStateCmd("restart", "Restart a TiDB cluster", true,
+		"Will restart the cluster %s with nodes: %s roles: %s.\nCluster will be unavailable\nDo you want to continue? [y/N]:",
+		"Restarted cluster `%s` successfully")
+}
+
+// runStateCmd is stop or restart: -R/-N, a confirmation (question has the
+// cluster, nodes and roles), then the cluster's running state and done's line.
+func (e *env) runStateCmd(verb, short string, running bool, question, done string) *cobra.Command {
 	var roles, nodes []string
 	cmd := &cobra.Command{
-		Use:   "restart <cluster-name>",
-		Short: "Restart a TiDB cluster",
+		Use:   verb + " <cluster-name>",
+		Short: short,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return cmd.Help()
@@ -424,21 +403,20 @@ func (e *env) restartCmd() *cobra.Command {
 				return err
 			}
 			if !e.yes {
-				if err := e.confirm(fmt.Sprintf("Will restart the cluster %s with nodes: %s roles: %s.\nCluster will be unavailable\nDo you want to continue? [y/N]:",
-					m.Name, strings.Join(nodes, ","), strings.Join(roles, ","))); err != nil {
+				if err := e.confirm(fmt.Sprintf(question, m.Name, strings.Join(nodes, ","), strings.Join(roles, ","))); err != nil {
 					return err
 				}
 			}
-			m.Running = true
+			m.Running = running
 			if err := e.st.saveMeta(m); err != nil {
 				return err
 			}
-			e.info("Restarted cluster `%s` successfully", m.Name)
+			e.info(done, m.Name)
 			return nil
 		},
 	}
-	cmd.Flags().StringSliceVarP(&roles, "role", "R", nil, "Only restart specified roles")
-	cmd.Flags().StringSliceVarP(&nodes, "node", "N", nil, "Only restart specified nodes")
+	cmd.Flags().StringSliceVarP(&roles, "role", "R", nil, "Only "+verb+" specified roles")
+	cmd.Flags().StringSliceVarP(&nodes, "node", "N", nil, "Only "+verb+" specified nodes")
 	return cmd
 }
 
