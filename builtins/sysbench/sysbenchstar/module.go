@@ -4,7 +4,6 @@
 package sysbenchstar
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/internal/results"
@@ -455,12 +455,9 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 			return resultValue(sum, "", true)
 		},
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
-			var rec struct {
-				Dir     string           `json:"dir"`
-				Summary *results.Summary `json:"summary"`
-			}
-			if err := json.Unmarshal(raw, &rec); err != nil || rec.Summary == nil {
-				return nil, fmt.Errorf("recorded result of sysbench.run does not parse: %v", err)
+			rec, err := benchstar.ReadRecord("sysbench.run", raw)
+			if err != nil {
+				return nil, err
 			}
 			return resultValue(rec.Summary, rec.Dir, false), nil
 		},
@@ -481,28 +478,14 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	dir, err := s.OutputDir(strings.ReplaceAll(c.workload, "/", "-") + "-t" + strconv.Itoa(c.opts.Threads))
+	h := runner.HostOf(thread)
+	step := wl.Step(conn, stepSeed(s, c.opts.RandSeed), "starbench")
+	step.Tags, step.Target = c.tags, c.conn.Display()
+	rec, err := benchstar.Run(h, s, b.Name(), strings.ReplaceAll(c.workload, "/", "-")+"-t"+strconv.Itoa(c.opts.Threads), step)
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	h := runner.HostOf(thread)
-	step := wl.Step(conn, stepSeed(s, c.opts.RandSeed), "starbench")
-	step.Tags, step.Target, step.Output = c.tags, c.conn.Display(), h.Out().Writer()
-	step.Redact = h.Run().Redact
-	step.Progress = func(p bench.Progress) { h.Out().Benchmark(runner.BenchmarkStatus(p)) }
-	ctx := s.Context()
-	sum, res, runErr := bench.RunStep(ctx, dir, step)
-	if res == nil {
-		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
-	}
-	rel := h.Run().Relative(dir)
-	if runErr != nil {
-		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
-	}
-	if res.Stopped == "interrupted" || ctx.Err() != nil {
-		return runner.Outcome{}, fmt.Errorf("%s: interrupted after %.1fs; partial results in %s: %w", b.Name(), res.Elapsed.Seconds(), rel, context.Canceled)
-	}
-	return runner.Outcome{Value: resultValue(sum, rel, false), Record: map[string]any{"dir": rel, "summary": sum}}, nil
+	return runner.Outcome{Value: resultValue(rec.Summary, rec.Dir, false), Record: rec}, nil
 }
 
 // resultValue is what sysbench.run returns to the plan.

@@ -13,6 +13,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/tpcc"
@@ -345,12 +346,9 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 			return resultValue(&results.Summary{Workload: wl.Meta(), Threads: r.threads, Tags: r.tags}, "", true)
 		},
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
-			var rec struct {
-				Dir     string           `json:"dir"`
-				Summary *results.Summary `json:"summary"`
-			}
-			if err := json.Unmarshal(raw, &rec); err != nil || rec.Summary == nil {
-				return nil, fmt.Errorf("recorded result of tpcc.run does not parse: %v", err)
+			rec, err := benchstar.ReadRecord("tpcc.run", raw)
+			if err != nil {
+				return nil, err
 			}
 			return resultValue(rec.Summary, rec.Dir, false), nil
 		},
@@ -368,27 +366,14 @@ func runWorkload(h runner.Host, b *starlark.Builtin, s *runner.Step, conn *dbsta
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	dir, err := s.OutputDir(fmt.Sprintf("tpcc-t%d", r.threads))
+	step := wl.Step(c, tpcc.RunOptions{Threads: r.threads, Time: r.time, Count: r.count, Interval: r.interval, Seed: seed,
+		IgnoreErrors: r.ignore, IgnoreAll: r.ignoreAll, Rate: r.rate, Warmup: r.warmup})
+	step.Tags, step.Target = r.tags, conn.Display()
+	rec, err := benchstar.Run(h, s, b.Name(), fmt.Sprintf("tpcc-t%d", r.threads), step)
 	if err != nil {
 		return runner.Outcome{}, err
 	}
-	step := wl.Step(c, tpcc.RunOptions{Threads: r.threads, Time: r.time, Count: r.count, Interval: r.interval, Seed: seed,
-		IgnoreErrors: r.ignore, IgnoreAll: r.ignoreAll, Rate: r.rate, Warmup: r.warmup})
-	step.Tags, step.Target, step.Output = r.tags, conn.Display(), h.Out().Writer()
-	step.Redact = h.Run().Redact
-	step.Progress = func(p bench.Progress) { h.Out().Benchmark(runner.BenchmarkStatus(p)) }
-	sum, res, runErr := bench.RunStep(s.Context(), dir, step)
-	if res == nil {
-		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
-	}
-	rel := h.Run().Relative(dir)
-	if runErr != nil {
-		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), runErr)
-	}
-	if res.Stopped == "interrupted" || s.Context().Err() != nil {
-		return runner.Outcome{}, fmt.Errorf("%s: interrupted after %.1fs; partial results in %s: %w", b.Name(), res.Elapsed.Seconds(), rel, s.Context().Err())
-	}
-	return runner.Outcome{Value: resultValue(sum, rel, false), Record: map[string]any{"dir": rel, "summary": sum}}, nil
+	return runner.Outcome{Value: resultValue(rec.Summary, rec.Dir, false), Record: rec}, nil
 }
 
 // resultValue is what tpcc.run returns to the plan.
