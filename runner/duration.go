@@ -76,3 +76,12 @@ func looksLikeDuration(s string) bool {
 	_, err := ParseDuration(s)
 	return err == nil
 }
+
+// StringList is a Starlark list of strings, for builtins that return names.
+func StringList(ss []string) *starlark.List {
+	vals := make([]starlark.Value, len(ss))
+	for i, s := range ss {
+		vals[i] = starlark.String(s)
+	}
+	return starlark.NewList(vals)
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"go.starlark.net/starlark"
 )
 
 // Record is what the journal keeps of a benchmark step: its folder
@@ -53,4 +54,35 @@ func ReadRecord(builtin string, raw json.RawMessage) (Record, error) {
 		return rec, fmt.Errorf("recorded result of %s does not parse: %v", builtin, err)
 	}
 	return rec, nil
+}
+
+// Seed is a step's seed: the one the plan gave (non-zero), else the
+// step's own, derived from the run seed and the step id, so every step
+// has its own stream and the same run seed repeats it.
+func Seed(s *runner.Step, explicit int64) int64 {
+	if explicit != 0 {
+		return explicit
+	}
+	return s.Seed()
+}
+
+// Tags reads a step's tags= dict: string names, values as strings (a
+// number's or bool's text otherwise); nil gives none.
+func Tags(d *starlark.Dict) (map[string]string, error) {
+	tags := map[string]string{}
+	if d == nil {
+		return tags, nil
+	}
+	for _, kv := range d.Items() {
+		k, ok := starlark.AsString(kv[0])
+		if !ok {
+			return nil, fmt.Errorf("tag names must be strings")
+		}
+		if s, ok := starlark.AsString(kv[1]); ok {
+			tags[k] = s
+		} else {
+			tags[k] = kv[1].String()
+		}
+	}
+	return tags, nil
 }

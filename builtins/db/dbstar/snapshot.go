@@ -40,7 +40,7 @@ func (s *Snapshot) Attr(name string) (starlark.Value, error) {
 		for _, t := range s.snap.Tables {
 			names = append(names, t.Name)
 		}
-		return stringsValue(names), nil
+		return runner.StringList(names), nil
 	case "checksums", "rows":
 		d := starlark.NewDict(len(s.snap.Tables))
 		for _, t := range s.snap.Tables {
@@ -61,14 +61,6 @@ func (s *Snapshot) Attr(name string) (starlark.Value, error) {
 
 func (s *Snapshot) AttrNames() []string {
 	return []string{"checksums", "engine", "placeholder", "rows", "schema", "seconds", "store", "tables"}
-}
-
-func stringsValue(ss []string) *starlark.List {
-	vals := make([]starlark.Value, len(ss))
-	for i, s := range ss {
-		vals[i] = starlark.String(s)
-	}
-	return starlark.NewList(vals)
 }
 
 // snapshotMethod is conn.snapshot(schema=None, store=None, parallel=4).
@@ -162,6 +154,6 @@ func (c *Conn) restoreMethod(thread *starlark.Thread, b *starlark.Builtin, args 
 
 func restoreValue(r *snapshot.Result) starlark.Value {
 	return starlarkstruct.FromStringDict(starlark.String("restore_result"), starlark.StringDict{
-		"restored": stringsValue(r.Restored), "dropped": stringsValue(r.Dropped), "seconds": starlark.Float(r.Seconds),
+		"restored": runner.StringList(r.Restored), "dropped": runner.StringList(r.Dropped), "seconds": starlark.Float(r.Seconds),
 	})
 }

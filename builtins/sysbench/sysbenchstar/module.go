@@ -195,17 +195,11 @@ func (p *callParser) tags(v starlark.Value) error {
 	if !ok {
 		return fmt.Errorf("%s: tags must be a dict, not %s", p.name, v.Type())
 	}
-	for _, kv := range d.Items() {
-		k, ok := starlark.AsString(kv[0])
-		if !ok {
-			return fmt.Errorf("%s: tag names must be strings", p.name)
-		}
-		if s, ok := starlark.AsString(kv[1]); ok {
-			p.c.tags[k] = s
-		} else {
-			p.c.tags[k] = kv[1].String()
-		}
+	tags, err := benchstar.Tags(d)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.name, err)
 	}
+	p.c.tags = tags
 	return nil
 }
 
@@ -369,7 +363,7 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			return prepareValue(&res, false), nil
 		},
 	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
-		res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, stepSeed(s, c.opts.RandSeed),
+		res, err := sysbench.Prepare(s.Context(), conn, script, &c.opts, benchstar.Seed(s, c.opts.RandSeed),
 			sysbench.PrepareMode{IfExists: c.ifExists, Load: c.loadMethod}, runner.HostOf(thread).Out().Writer())
 		if err != nil {
 			return runner.Outcome{}, err
@@ -406,31 +400,13 @@ func tableStep(thread *starlark.Thread, b *starlark.Builtin, c *call, command st
 
 func prepareValue(r *sysbench.PrepareResult, placeholder bool) starlark.Value {
 	return starlarkstruct.FromStringDict(starlark.String("prepare_result"), starlark.StringDict{
-		"tables":      stringList(r.Tables),
-		"reused":      stringList(r.Reused),
+		"tables":      runner.StringList(r.Tables),
+		"reused":      runner.StringList(r.Reused),
 		"rows":        starlark.MakeInt64(r.Rows),
 		"seconds":     starlark.Float(r.Seconds),
 		"rows_per_s":  starlark.Float(r.RowsPerS),
 		"placeholder": starlark.Bool(placeholder),
 	})
-}
-
-func stringList(ss []string) *starlark.List {
-	vals := make([]starlark.Value, len(ss))
-	for i, s := range ss {
-		vals[i] = starlark.String(s)
-	}
-	return starlark.NewList(vals)
-}
-
-// stepSeed derives a step's seed from the run seed and the step id, so
-// every step has its own stream and the same run seed repeats it; an
-// explicit rand_seed wins.
-func stepSeed(s *runner.Step, explicit int64) int64 {
-	if explicit != 0 {
-		return explicit
-	}
-	return s.Seed()
 }
 
 func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -479,7 +455,7 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	h := runner.HostOf(thread)
-	step := wl.Step(conn, stepSeed(s, c.opts.RandSeed), "starbench")
+	step := wl.Step(conn, benchstar.Seed(s, c.opts.RandSeed), "starbench")
 	step.Tags, step.Target = c.tags, c.conn.Display()
 	rec, err := benchstar.Run(h, s, b.Name(), strings.ReplaceAll(c.workload, "/", "-")+"-t"+strconv.Itoa(c.opts.Threads), step)
 	if err != nil {
@@ -560,7 +536,7 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return nil, err
 	}
 	return tableStep(thread, b, c, "cleanup", nil, runner.Action{
-		Placeholder: func(*runner.Step) starlark.Value { return stringList(nil) },
+		Placeholder: func(*runner.Step) starlark.Value { return runner.StringList(nil) },
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			var rec cleanupRecord
 			if err := json.Unmarshal(raw, &rec); err != nil {
@@ -569,12 +545,12 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 					return nil, err
 				}
 			}
-			return stringList(rec.Dropped), nil
+			return runner.StringList(rec.Dropped), nil
 		},
 	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
 		dropped, err := sysbench.Cleanup(s.Context(), conn, script, &c.opts, runner.HostOf(thread).Out().Writer())
 		rec := cleanupRecord{Schema: sysbench.SchemaOf(conn), Dropped: dropped}
-		return runner.Outcome{Value: stringList(dropped), Record: rec}, err
+		return runner.Outcome{Value: runner.StringList(dropped), Record: rec}, err
 	})
 }
 
@@ -593,5 +569,5 @@ func tableNames(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if n < 1 {
 		return nil, fmt.Errorf("%s: n must be at least 1, got %d", b.Name(), n)
 	}
-	return stringList(sysbench.TableNames(n)), nil
+	return runner.StringList(sysbench.TableNames(n)), nil
 }

@@ -101,13 +101,6 @@ func layoutOf(b *starlark.Builtin, name string) (tpcc.Layout, error) {
 	return l, nil
 }
 
-func seedOf(s *runner.Step, explicit int64) int64 {
-	if explicit != 0 {
-		return explicit
-	}
-	return s.Seed()
-}
-
 func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var conn *dbstar.Conn
 	o := tpcc.LoadOptions{Warehouses: 10, Threads: 1, Parts: 1, IfExists: tpcc.IfExistsError, Method: "auto"}
@@ -140,7 +133,7 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			o.Seed = seedOf(s, o.Seed)
+			o.Seed = benchstar.Seed(s, o.Seed)
 			res, err := tpcc.Prepare(s.Context(), c, o, h.Out().Writer())
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
@@ -162,18 +155,10 @@ func loadValue(r *tpcc.LoadResult, placeholder bool) starlark.Value {
 		_ = rows.SetKey(starlark.String(t), starlark.MakeInt64(n))
 	}
 	return starlarkstruct.FromStringDict(starlark.String("tpcc_load"), starlark.StringDict{
-		"schema": starlark.String(r.Schema), "tables": strings_(r.Tables), "rows": rows,
+		"schema": starlark.String(r.Schema), "tables": runner.StringList(r.Tables), "rows": rows,
 		"total_rows": starlark.MakeInt64(r.TotalRows), "seconds": starlark.Float(r.Seconds),
 		"rows_per_s": starlark.Float(r.RowsPerS), "load_time": starlark.String(r.LoadTime), "placeholder": starlark.Bool(placeholder),
 	})
-}
-
-func strings_(ss []string) *starlark.List {
-	vals := make([]starlark.Value, len(ss))
-	for i, s := range ss {
-		vals[i] = starlark.String(s)
-	}
-	return starlark.NewList(vals)
 }
 
 // runArgs are tpcc.run's arguments.
@@ -239,7 +224,7 @@ func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 	if r.ignore, r.ignoreAll, err = ignoredErrors(ignore); err != nil {
 		return nil, nil, fmt.Errorf("%s: ignore_errors: %w", b.Name(), err)
 	}
-	if r.tags, err = tagMap(tags); err != nil {
+	if r.tags, err = benchstar.Tags(tags); err != nil {
 		return nil, nil, fmt.Errorf("%s: tags: %w", b.Name(), err)
 	}
 	return conn, r, nil
@@ -268,25 +253,6 @@ func ignoredErrors(v starlark.Value) ([]uint16, bool, error) {
 		return codes, false, nil
 	}
 	return nil, false, fmt.Errorf(`want "all" or a list of error codes, not %s`, v.Type())
-}
-
-func tagMap(d *starlark.Dict) (map[string]string, error) {
-	tags := map[string]string{}
-	if d == nil {
-		return tags, nil
-	}
-	for _, kv := range d.Items() {
-		k, ok := starlark.AsString(kv[0])
-		if !ok {
-			return nil, fmt.Errorf("tag names must be strings")
-		}
-		if s, ok := starlark.AsString(kv[1]); ok {
-			tags[k] = s
-		} else {
-			tags[k] = kv[1].String()
-		}
-	}
-	return tags, nil
 }
 
 func (r *runArgs) flags() []string {
@@ -360,7 +326,7 @@ func runWorkload(h runner.Host, b *starlark.Builtin, s *runner.Step, conn *dbsta
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	seed := seedOf(s, r.seed)
+	seed := benchstar.Seed(s, r.seed)
 	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: r.warehouses, Weights: r.weights, Wait: r.wait,
 		Constants: tpcc.NewConstants(uint64(seed)), Isolation: r.isolation, Layout: r.layout})
 	if err != nil {
@@ -467,7 +433,7 @@ func checkValue(conds []tpcc.Condition) starlark.Value {
 	for _, c := range conds {
 		list = append(list, starlarkstruct.FromStringDict(starlark.String("tpcc_condition"), starlark.StringDict{
 			"number": starlark.String(c.Number), "description": starlark.String(c.Description), "passed": starlark.Bool(c.Pass),
-			"offending": starlark.MakeInt(c.Offending), "examples": strings_(c.Examples),
+			"offending": starlark.MakeInt(c.Offending), "examples": runner.StringList(c.Examples),
 		}))
 	}
 	return starlarkstruct.FromStringDict(starlark.String("tpcc_check"), starlark.StringDict{
@@ -498,13 +464,13 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			return runner.Outcome{Value: strings_(dropped), Record: dropped}, nil
+			return runner.Outcome{Value: runner.StringList(dropped), Record: dropped}, nil
 		},
-		Placeholder: func(*runner.Step) starlark.Value { return strings_(nil) },
+		Placeholder: func(*runner.Step) starlark.Value { return runner.StringList(nil) },
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			var dropped []string
 			err := json.Unmarshal(raw, &dropped)
-			return strings_(dropped), err
+			return runner.StringList(dropped), err
 		},
 	})
 }
