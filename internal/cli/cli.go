@@ -106,6 +106,29 @@ func (e *Env) OpenTarget(ctx context.Context, what, spec string) (*Endpoints, er
 	return &Endpoints{Configs: []*mysql.Config{srv.Config}, Info: srv.Info, Stop: srv.Stop}, nil
 }
 
+// TargetOr opens target; when neither it nor the family's own connection
+// options were given (ownGiven), $STARBENCH_TARGET; and with neither, the
+// family's own servers (own). what names the family in messages.
+func (e *Env) TargetOr(ctx context.Context, what, target string, ownGiven bool, own func() []*mysql.Config) (*Endpoints, error) {
+	if target == "" && !ownGiven {
+		target = os.Getenv("STARBENCH_TARGET")
+	}
+	if target == "" {
+		return Direct(own()), nil
+	}
+	return e.OpenTarget(ctx, what, target)
+}
+
+// PrepareFirst reports whether a run must make its tables first: a server
+// that lives for this command only (Throwaway) starts empty. It says so.
+func (e *Env) PrepareFirst(ep *Endpoints) bool {
+	if !ep.Throwaway() {
+		return false
+	}
+	fmt.Fprintf(e.Stderr, "note: --target %s starts an empty server for this command only; preparing the tables first\n", ep.Info["kind"])
+	return true
+}
+
 // WrapInterrupt marks an error that came from cancelling ctx as an
 // interruption (exit code 130).
 func WrapInterrupt(ctx context.Context, err error) error {

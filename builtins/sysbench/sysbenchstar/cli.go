@@ -3,7 +3,6 @@ package sysbenchstar
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -111,10 +110,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 	case "prewarm", "warmup":
 		err = sysbench.Prewarm(ctx, conn, script, o, a.Stdout)
 	case "run":
-		if ep.Throwaway() {
-			// The server lives for this command only, so no earlier
-			// prepare can have made the tables: make them first.
-			fmt.Fprintf(a.Stderr, "note: --target %s starts an empty server for this command only; preparing the tables first\n", ep.Info["kind"])
+		if a.PrepareFirst(ep) {
 			if _, err := sysbench.Prepare(ctx, conn, script, o, cl.Options.RandSeed, sysbench.PrepareMode{Load: cl.Load}, a.Stderr); err != nil {
 				return cli.WrapInterrupt(ctx, fmt.Errorf("prepare on the throwaway server: %w", err))
 			}
@@ -126,18 +122,10 @@ func (a *command) run(ctx context.Context, args []string) error {
 
 // endpoints resolves --target or the --mysql-* options.
 func (a *command) endpoints(ctx context.Context, cl *sysbench.CommandLine) (*cli.Endpoints, error) {
-	if cl.Target == "" {
-		if env := os.Getenv("STARBENCH_TARGET"); env != "" && !cl.MySQL.Given {
-			cl.Target = env
-		}
-	}
-	if cl.Target == "" {
-		return cli.Direct(cl.MySQL.Configs()), nil
-	}
-	if cl.MySQL.Given {
+	if cl.Target != "" && cl.MySQL.Given {
 		return nil, cli.Usagef("sysbench: give either --target or --mysql-host/--mysql-port/--mysql-socket, not both")
 	}
-	return a.OpenTarget(ctx, "sysbench", cl.Target)
+	return a.TargetOr(ctx, "sysbench", cl.Target, cl.MySQL.Given, cl.MySQL.Configs)
 }
 
 // runStep runs the workload as a benchmark step whose folder is the

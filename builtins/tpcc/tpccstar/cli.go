@@ -92,8 +92,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 	case "prepare":
 		err = a.prepare(ctx, cl, conn, ep)
 	case "run":
-		if ep.Throwaway() {
-			fmt.Fprintf(a.Stderr, "note: --target %s starts an empty server for this command only; preparing the tables first\n", ep.Info["kind"])
+		if a.PrepareFirst(ep) {
 			if err := a.load(ctx, cl, conn, a.Stderr); err != nil {
 				return err
 			}
@@ -142,17 +141,13 @@ func (a *command) applyProps(cl *tpcc.CommandLine) error {
 
 // endpoints resolves --target or go-tpc's -H/-P/-U/-p/-D.
 func (a *command) endpoints(ctx context.Context, cl *tpcc.CommandLine) (*cli.Endpoints, error) {
-	if cl.Target == "" && !cl.MySQLGiven {
-		cl.Target = os.Getenv("STARBENCH_TARGET")
-	}
-	if cl.Target != "" {
-		return a.OpenTarget(ctx, "tpcc", cl.Target)
-	}
-	cfg := mysql.NewConfig()
-	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = cl.User, cl.Password, "tcp", net.JoinHostPort(cl.Host, strconv.Itoa(cl.Port)), cl.DB
-	cfg.Timeout = db.DefaultConnectTimeout
-	cfg.AllowNativePasswords = true
-	return cli.Direct([]*mysql.Config{cfg}), nil
+	return a.TargetOr(ctx, "tpcc", cl.Target, cl.MySQLGiven, func() []*mysql.Config {
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = cl.User, cl.Password, "tcp", net.JoinHostPort(cl.Host, strconv.Itoa(cl.Port)), cl.DB
+		cfg.Timeout = db.DefaultConnectTimeout
+		cfg.AllowNativePasswords = true
+		return []*mysql.Config{cfg}
+	})
 }
 
 // prepare loads the tables and, unless --no-check, checks them.
