@@ -111,3 +111,21 @@ func (r *RoundRobin) Connect(ctx context.Context) (Session, error) {
 	i := r.next.Add(1) - 1
 	return r.Connectors[i%uint64(len(r.Connectors))].Connect(ctx)
 }
+
+// SchemaOf is the database conn's sessions start in, when the connector
+// says (SQLConnector and RoundRobin do), for messages that must name the
+// schema they act on.
+func SchemaOf(conn Connector) string {
+	if d, ok := conn.(interface{ Database() string }); ok {
+		return d.Database()
+	}
+	return ""
+}
+
+// Qualified is schema.table, or table when the schema is not known.
+func Qualified(schema, table string) string {
+	if schema == "" {
+		return table
+	}
+	return schema + "." + table
+}

@@ -73,7 +73,7 @@ func Prepare(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 	if err != nil {
 		return nil, err
 	}
-	schema := SchemaOf(conn)
+	schema := bench.SchemaOf(conn)
 	res := &PrepareResult{Schema: schema}
 	skip, err := res.keepOrRefuse(mode.IfExists, existing)
 	if err != nil {
@@ -192,10 +192,10 @@ func (p *tablePreparer) prepareTables(ctx context.Context, s bench.Session, t in
 // line is printed for the tables that were there.
 func (p *tablePreparer) drop(ctx context.Context, s bench.Session, n int) error {
 	if slices.Contains(p.existing, n) {
-		p.w.printf("Dropping table '%s' (if_exists=drop)...\n", Qualified(p.schema, TableName(n)))
+		p.w.printf("Dropping table '%s' (if_exists=drop)...\n", bench.Qualified(p.schema, TableName(n)))
 	}
 	if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
-		return fmt.Errorf("drop %s: %w", Qualified(p.schema, TableName(n)), err)
+		return fmt.Errorf("drop %s: %w", bench.Qualified(p.schema, TableName(n)), err)
 	}
 	return nil
 }
@@ -216,27 +216,9 @@ func (res *PrepareResult) count(tables []int, p *tablePreparer) {
 func qualifiedNames(schema string, tables []int) []string {
 	out := make([]string, len(tables))
 	for i, n := range tables {
-		out[i] = Qualified(schema, TableName(n))
+		out[i] = bench.Qualified(schema, TableName(n))
 	}
 	return out
-}
-
-// SchemaOf is the database conn's sessions start in, when the connector
-// says (bench.SQLConnector and RoundRobin do), for messages that must name
-// the schema they act on.
-func SchemaOf(conn bench.Connector) string {
-	if d, ok := conn.(interface{ Database() string }); ok {
-		return d.Database()
-	}
-	return ""
-}
-
-// Qualified is schema.table, or table when the schema is not known.
-func Qualified(schema, table string) string {
-	if schema == "" {
-		return table
-	}
-	return schema + "." + table
 }
 
 // existingTables returns which of the tables exist in the current database.
@@ -305,10 +287,10 @@ func Cleanup(ctx context.Context, conn bench.Connector, script *Script, o *Optio
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
-	schema := SchemaOf(conn)
+	schema := bench.SchemaOf(conn)
 	var dropped []string
 	for _, n := range tablesOf(script, o) {
-		name := Qualified(schema, TableName(n))
+		name := bench.Qualified(schema, TableName(n))
 		fmt.Fprintf(out, "Dropping table '%s'...\n", name)
 		if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+TableName(n)); err != nil {
 			return dropped, fmt.Errorf("drop %s: %w", name, err)

@@ -17,11 +17,11 @@ func Cleanup(ctx context.Context, conn bench.Connector, layout Layout, out io.Wr
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
-	schema := connSchema(conn)
+	schema := bench.SchemaOf(conn)
 	var dropped []string
 	for _, t := range layout.Tables() {
 		t = layout.Table(t)
-		name := qualifiedTable(schema, t)
+		name := bench.Qualified(schema, t)
 		fmt.Fprintf(out, "Dropping table '%s'...\n", name)
 		if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 			return dropped, fmt.Errorf("drop %s: %w", name, err)

@@ -146,7 +146,7 @@ func Prepare(ctx context.Context, conn bench.Connector, o LoadOptions, out io.Wr
 	o.LoadTime = o.LoadTime.Truncate(time.Second)
 	start := time.Now()
 	w := &loadPrinter{w: out}
-	res := &LoadResult{Schema: connSchema(conn), Rows: map[string]int64{}, LoadTime: o.LoadTime.Format(time.DateTime)}
+	res := &LoadResult{Schema: bench.SchemaOf(conn), Rows: map[string]int64{}, LoadTime: o.LoadTime.Format(time.DateTime)}
 
 	admin, err := conn.Connect(ctx)
 	if err != nil {
@@ -167,7 +167,7 @@ func Prepare(ctx context.Context, conn bench.Connector, o LoadOptions, out io.Wr
 		if err != nil {
 			return nil, err
 		}
-		name := qualifiedTable(res.Schema, o.Layout.Table(t))
+		name := bench.Qualified(res.Schema, o.Layout.Table(t))
 		w.printf("Creating table '%s'...\n", name)
 		if _, err := admin.Exec(ctx, ddl); err != nil {
 			return nil, fmt.Errorf("create %s: %w", name, err)
@@ -213,7 +213,7 @@ func Prepare(ctx context.Context, conn bench.Connector, o LoadOptions, out io.Wr
 		if t == BenchmarkSQLConfig {
 			n, err := writeBenchmarkSQLConfig(ctx, admin, o.Warehouses, gen.Constants())
 			if err != nil {
-				return nil, fmt.Errorf("fill %s: %w", qualifiedTable(res.Schema, t), err)
+				return nil, fmt.Errorf("fill %s: %w", bench.Qualified(res.Schema, t), err)
 			}
 			res.Rows[t], res.TotalRows = n, res.TotalRows+n
 			continue
@@ -339,7 +339,7 @@ func (res *LoadResult) keepOrRefuse(ctx context.Context, s bench.Session, layout
 	}
 	names := make([]string, len(existing))
 	for i, t := range existing {
-		names[i] = qualifiedTable(res.Schema, layout.Table(t))
+		names[i] = bench.Qualified(res.Schema, layout.Table(t))
 	}
 	switch ifExists {
 	case IfExistsError:
@@ -393,23 +393,6 @@ func writeBenchmarkSQLConfig(ctx context.Context, s bench.Session, warehouses in
 		BenchmarkSQLConfig, warehouses, c.CLast, c.CID, c.OLIID)
 	_, err := s.Exec(ctx, q)
 	return 4, err
-}
-
-// connSchema is the database conn's sessions start in, when the connector
-// says (bench.SQLConnector and RoundRobin do), for messages that name it.
-func connSchema(conn bench.Connector) string {
-	if d, ok := conn.(interface{ Database() string }); ok {
-		return d.Database()
-	}
-	return ""
-}
-
-// qualifiedTable is schema.table, or table when the schema is not known.
-func qualifiedTable(schema, table string) string {
-	if schema == "" {
-		return table
-	}
-	return schema + "." + table
 }
 
 // loadPrinter serialises the lines of parallel threads.

@@ -94,7 +94,7 @@ func VerifyLoaded(ctx context.Context, conn bench.Connector, layout Layout, ware
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
-	if err := verifyLayout(ctx, s, connSchema(conn), layout); err != nil {
+	if err := verifyLayout(ctx, s, bench.SchemaOf(conn), layout); err != nil {
 		return err
 	}
 	row, err := queryInts(ctx, s, "SELECT COUNT(*), COALESCE(MAX(w_id), 0) FROM "+layout.Table(Warehouse))
@@ -139,12 +139,12 @@ func compareLayout(have map[string][]string, schema string, layout Layout) error
 		name := layout.Table(t)
 		got, ok := have[name]
 		if !ok {
-			missing = append(missing, qualifiedTable(schema, name))
+			missing = append(missing, bench.Qualified(schema, name))
 			continue
 		}
 		if want := layout.Columns(t); !slices.Equal(got, want) {
 			return &NotLoadedError{fmt.Sprintf("table %s is not %s's layout (columns %s, expected %s): it was loaded by another tool; use another database, or drop it and prepare",
-				qualifiedTable(schema, name), layout, strings.Join(got, ", "), strings.Join(want, ", "))}
+				bench.Qualified(schema, name), layout, strings.Join(got, ", "), strings.Join(want, ", "))}
 		}
 	}
 	if len(missing) > 0 {

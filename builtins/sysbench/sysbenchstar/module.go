@@ -549,7 +549,7 @@ func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		},
 	}, func(s *runner.Step, conn bench.Connector, script *sysbench.Script) (runner.Outcome, error) {
 		dropped, err := sysbench.Cleanup(s.Context(), conn, script, &c.opts, runner.HostOf(thread).Out().Writer())
-		rec := cleanupRecord{Schema: sysbench.SchemaOf(conn), Dropped: dropped}
+		rec := cleanupRecord{Schema: bench.SchemaOf(conn), Dropped: dropped}
 		return runner.Outcome{Value: runner.StringList(dropped), Record: rec}, err
 	})
 }
