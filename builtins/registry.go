@@ -16,6 +16,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
 	"github.com/starbench/starbench/builtins/report/reportstar"
@@ -40,6 +41,7 @@ var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command},
 	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command},
+	{Module: benchstar.Module, Doc: benchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},
 	{Module: localstar.Module, Doc: localstar.Doc},

@@ -3,6 +3,8 @@ package runner
 import (
 	"errors"
 	"fmt"
+
+	"go.starlark.net/starlark"
 )
 
 // PlanError reports a plan that cannot be evaluated at all: a syntax or
@@ -30,3 +32,15 @@ func usageErrorf(format string, args ...any) error {
 // ErrInterrupted is returned (wrapped) when the run was cancelled by its
 // context, typically SIGINT or SIGTERM.
 var ErrInterrupted = errors.New("interrupted")
+
+// BadPlanInput is a builtin's complaint about what the plan gave it that
+// running cannot fix (loads that cannot run as one step, say): a
+// *UsageError, exit 2, that starts with the position of the call in the
+// plan.
+func BadPlanInput(thread *starlark.Thread, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if thread != nil && thread.CallStackDepth() > 1 {
+		msg = thread.CallFrame(1).Pos.String() + ": " + msg
+	}
+	return &UsageError{Msg: msg}
+}

@@ -29,6 +29,9 @@ type BenchmarkStatus struct {
 	Errors     int64
 	Reconnects int64
 	Final      bool // the whole step's numbers, sent once at its end
+	// Parts are each part's numbers for a step of several loads run at
+	// once (bench.together); the figures above are their sums.
+	Parts []BenchmarkStatus
 }
 
 // showsOutput reports whether builtin output (sysbench's report text)

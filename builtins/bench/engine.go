@@ -110,6 +110,10 @@ type Options struct {
 	// Started, when set, is called once every worker is connected and has
 	// prepared its statements, just before the load (or warmup) starts.
 	Started func()
+	// ThreadIDs are the workers' thread ids, when the run is one segment
+	// of a larger load (Segment.ThreadIDs); nil means 0..Threads-1. A
+	// worker's id and seed (WorkerSeed(Seed, id)) are its id's.
+	ThreadIDs []int
 }
 
 // Validate checks the options.
@@ -129,6 +133,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("warmup must not be negative")
 	case o.Rate < 0:
 		return fmt.Errorf("rate must not be negative")
+	case o.ThreadIDs != nil && len(o.ThreadIDs) != o.Threads:
+		return fmt.Errorf("%d thread ids for %d threads", len(o.ThreadIDs), o.Threads)
 	}
 	return nil
 }
@@ -142,6 +148,8 @@ type Interval struct {
 	// Partial marks the last interval, cut short by the end of the run;
 	// sinks never see it (as sysbench never prints it).
 	Partial bool
+	// Service is this interval's service times (µs), under a rate only.
+	Service *hdr.Histogram
 	Queue   int // events waiting to start (open loop)
 	Busy    int // workers inside an event at the interval's end (open loop)
 	// Kinds are a Kinded workload's events by kind, in the order of its
@@ -219,19 +227,7 @@ func (r *Result) Summary(percentiles ...float64) results.LatencySummary {
 
 // latencySummary reduces a histogram and its exact extremes to milliseconds.
 func latencySummary(h *hdr.Histogram, minLat, maxLat, sumLat time.Duration, events int64, percentiles []float64) results.LatencySummary {
-	s := results.LatencySummary{
-		MinMS: ms(minLat), MaxMS: ms(maxLat), SumMS: ms(sumLat),
-		Percentiles: percentilesOf(h, summaryPercentiles(percentiles...)),
-	}
-	if events > 0 {
-		s.AvgMS = s.SumMS / float64(events)
-		// A histogram bucket reports its upper edge; no latency exceeded
-		// the exact maximum, nor fell below the exact minimum.
-		for k, v := range s.Percentiles {
-			s.Percentiles[k] = math.Min(math.Max(v, s.MinMS), s.MaxMS)
-		}
-	}
-	return s
+	return results.LatencyOf(h, ms(minLat), ms(maxLat), ms(sumLat), events, percentiles...)
 }
 
 // summaryPercentiles is results.SummaryPercentiles and the extra ones asked for.
@@ -305,6 +301,9 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	workers, err := startWorkers(ctx, wl, conn, opts)
 	defer closeWorkers(workers)
 	if err != nil {
+		return nil, err
+	}
+	if err := waitAtGate(ctx); err != nil {
 		return nil, err
 	}
 	if opts.Started != nil {
@@ -662,11 +661,15 @@ func startWorkers(ctx context.Context, wl Workload, conn Connector, opts Options
 		kinds = len(k.Kinds())
 	}
 	for i := range workers {
-		w, err := wl.NewWorker(i, WorkerSeed(opts.Seed, i))
+		id := i
+		if opts.ThreadIDs != nil {
+			id = opts.ThreadIDs[i]
+		}
+		w, err := wl.NewWorker(id, WorkerSeed(opts.Seed, id))
 		if err != nil {
 			return nil, err
 		}
-		workers[i] = &worker{id: i, w: w, stats: newWorkerStats(opts.Rate > 0, opts.Threads <= denseHistogramThreads, kinds)}
+		workers[i] = &worker{id: id, w: w, stats: newWorkerStats(opts.Rate > 0, opts.Threads <= denseHistogramThreads, kinds)}
 		if kinds > 0 {
 			kr, ok := w.(KindReporter)
 			if !ok {
@@ -818,7 +821,7 @@ func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) 
 		total.Reconnects += c.Reconnects
 	}
 	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h,
-		Partial: !report, Queue: queue, Busy: busy}
+		Service: svc, Partial: !report, Queue: queue, Busy: busy}
 	for i := range kinds {
 		var last KindCounts
 		if i < len(t.lastKinds) {

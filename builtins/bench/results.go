@@ -34,7 +34,7 @@ func Summarize(r *Result, percentile float64) *results.Summary {
 	s.WarmupSeconds = r.Warmup.Seconds()
 	if r.Rate > 0 {
 		s.Rate, s.Late, s.Dropped = r.Rate, r.Late, r.Dropped
-		svc := results.LatencySummary{Percentiles: percentilesOf(r.Service, summaryPercentiles(extra...))}
+		svc := results.LatencySummary{Percentiles: results.PercentilesOf(r.Service, summaryPercentiles(extra...))}
 		if n := r.Service.TotalCount(); n > 0 {
 			svc.MinMS = float64(r.Service.Min()) / 1000
 			svc.MaxMS = float64(r.Service.Max()) / 1000
@@ -82,10 +82,22 @@ func Intervals(r *Result) []results.Interval {
 	return rows
 }
 
+// latencyIntervals are a result's interval histograms for latency.hlog:
+// each interval's latencies, then its kinds' (tagged KindTag) and its
+// service times under a rate (ServiceTag), so that a merge of step folders
+// has every histogram a summary is made of.
 func latencyIntervals(r *Result) []results.LatencyInterval {
-	out := make([]results.LatencyInterval, len(r.Intervals))
-	for i, iv := range r.Intervals {
-		out[i] = results.LatencyInterval{Start: iv.Start, End: iv.End, Histogram: iv.Latency}
+	var out []results.LatencyInterval
+	for _, iv := range r.Intervals {
+		out = append(out, results.LatencyInterval{Start: iv.Start, End: iv.End, Histogram: iv.Latency})
+		for k, ki := range iv.Kinds {
+			if k < len(r.Kinds) && ki.Latency != nil {
+				out = append(out, results.LatencyInterval{Start: iv.Start, End: iv.End, Tag: results.KindTag(r.Kinds[k].Name), Histogram: ki.Latency})
+			}
+		}
+		if iv.Service != nil {
+			out = append(out, results.LatencyInterval{Start: iv.Start, End: iv.End, Tag: results.ServiceTag, Histogram: iv.Service})
+		}
 	}
 	return out
 }

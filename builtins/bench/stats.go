@@ -1,14 +1,11 @@
 package bench
 
 import (
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/starbench/starbench/internal/results"
 )
 
 // Latency histograms count microseconds from 1 µs to one hour with three
@@ -227,20 +224,4 @@ func (w *workerStats) drain(dst, svc *hdr.Histogram, kinds []*hdr.Histogram, kin
 		Events: w.events, Reads: w.reads.Load(), Writes: w.writes.Load(), Others: w.others.Load(),
 		Errors: w.errors, Reconnects: w.reconnects,
 	}
-}
-
-func percentilesOf(h *hdr.Histogram, ps []float64) map[string]float64 {
-	out := make(map[string]float64, len(ps))
-	if h.TotalCount() == 0 {
-		for _, p := range ps {
-			out[results.PercentileKey(p)] = 0
-		}
-		return out
-	}
-	sorted := append([]float64(nil), ps...)
-	sort.Float64s(sorted)
-	for _, p := range sorted {
-		out[results.PercentileKey(p)] = float64(h.ValueAtPercentile(p)) / 1000
-	}
-	return out
 }

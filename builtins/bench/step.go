@@ -28,6 +28,7 @@ type Step struct {
 	Tags       map[string]string // kept in the summary, for reports and compare
 	Options    map[string]any    // the family's options, kept in the summary
 	Target     string            // where it ran (password redacted), kept in the summary
+	Segment    string            // "i/n" when the step is a segment of a load, kept in the summary
 
 	// Annotate, when set, adds the family's own figures to the summary
 	// (TPC-C's tpmC) before it is written.
@@ -50,6 +51,9 @@ type Progress struct {
 	Errors     int64
 	Reconnects int64
 	Final      bool // the step ended; the figures are its summary's
+	// Parts are each part's progress, for a together step (RunTogether);
+	// the figures above are their sums (P99MS their highest).
+	Parts []Progress
 }
 
 // Hook runs around a step's engine run (a telemetry sampler, say): Start
@@ -101,7 +105,8 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 		return nil, nil, runErr
 	}
 	sum := Summarize(res, s.Percentile)
-	sum.Tags, sum.Options, sum.Seed, sum.Target = s.Tags, s.Options, s.Seed, s.Target
+	sum.Tags, sum.Options, sum.Seed, sum.Target, sum.Segment = s.Tags, s.Options, s.Seed, s.Target, s.Segment
+	sum.IntervalSeconds, sum.PlannedSeconds = res.Interval.Seconds(), s.Total
 	if s.Annotate != nil {
 		s.Annotate(sum, res)
 	}

@@ -25,6 +25,7 @@ type CommandLine struct {
 	Out      string // --out: results folder
 	IfExists string // --if-exists for prepare
 	Load     string // --load-method for prepare
+	Segment  string // --segment i/n: run the i-th of n slices of the load
 	Help     bool   // --help
 	Version  bool   // --version
 }
@@ -41,7 +42,7 @@ type MySQLOptions struct {
 }
 
 // starbenchOnly are options starbench adds to sysbench's.
-var starbenchOnly = map[string]bool{"profile": true, "target": true, "out": true, "if_exists": true, "load_method": true}
+var starbenchOnly = map[string]bool{"profile": true, "target": true, "out": true, "if_exists": true, "load_method": true, "segment": true}
 
 // ParseCommandLine reads sysbench arguments in any order.
 func ParseCommandLine(args []string) (*CommandLine, error) {
@@ -137,6 +138,8 @@ func (p *commandLineParser) setOption(canon, value, arg string) error {
 		cl.IfExists = value
 	case "load_method":
 		cl.Load = value
+	case "segment":
+		cl.Segment = value
 	case "mysql_host":
 		cl.MySQL.Hosts, cl.MySQL.Given = splitList(value), true
 	case "mysql_port":

@@ -345,21 +345,25 @@ type RunOptions struct {
 	Seed    int64
 	Printer *Printer
 	Sinks   []bench.Sink
+	// Segment, when not the whole, runs that slice of the load: its share
+	// of the threads (keeping their ids and streams), events and rate.
+	Segment bench.Segment
 }
 
-// Step is the benchmark step of the workload run over conn with seed, for
-// bench.RunStep: its text is sysbench's, from the banner line on, as a
-// sysbench run's is. The caller adds tags, target, output and progress.
-func (wl *Workload) Step(conn bench.Connector, seed int64, toolLabel string) bench.Step {
+// Step is the benchmark step of the workload (or of its segment seg) run
+// over conn with seed, for bench.RunStep: its text is sysbench's, from the
+// banner line on, as a sysbench run's is. The caller adds tags, target,
+// output and progress.
+func (wl *Workload) Step(conn bench.Connector, seed int64, toolLabel string, seg bench.Segment) bench.Step {
 	o := &wl.Options
 	return bench.Step{
 		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
-			p := &Printer{W: w, Opts: o, ToolLabel: toolLabel}
+			p := &Printer{W: w, Opts: o, ToolLabel: toolLabel, Segment: seg}
 			p.Banner()
-			return Run(ctx, conn, wl, RunOptions{Seed: seed, Printer: p, Sinks: sinks})
+			return Run(ctx, conn, wl, RunOptions{Seed: seed, Printer: p, Sinks: sinks, Segment: seg})
 		},
-		Workload: wl.Script.Name, Threads: o.Threads, Total: float64(o.Time),
-		Percentile: o.Percentile, Seed: seed, Options: o.Map(),
+		Workload: wl.Script.Name, Threads: seg.Threads(o.Threads), Total: float64(o.Time),
+		Percentile: o.Percentile, Seed: seed, Options: o.Map(), Segment: seg.String(),
 	}
 }
 
@@ -379,6 +383,9 @@ func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions)
 		IgnoreErrors: codes, IgnoreAllErrors: all,
 		Rate: float64(o.Rate), Warmup: time.Duration(o.WarmupTime) * time.Second,
 		ReconnectTimeout: time.Duration(o.ReconnectTimeout) * time.Second,
+	}
+	if bo, err = ro.Segment.Apply(bo); err != nil {
+		return nil, err
 	}
 	if wl.Script.Prepare == PrepareBulk && o.Events == 0 && o.Time == 0 {
 		return nil, fmt.Errorf("bulk_insert needs --time or --events")

@@ -19,7 +19,8 @@ import (
 type Printer struct {
 	W         io.Writer
 	Opts      *Options
-	ToolLabel string // e.g. "starbench v0.1"
+	ToolLabel string        // e.g. "starbench v0.1"
+	Segment   bench.Segment // the slice of the load run, when not the whole
 }
 
 // versionLine is the first line sysbench prints.
@@ -43,7 +44,11 @@ func (p *Printer) Banner() {
 // RunHeader prints what sysbench prints before a run starts.
 func (p *Printer) RunHeader(seed int64) {
 	o := p.Opts
-	fmt.Fprintf(p.W, "Running the test with following options:\nNumber of threads: %d\n", o.Threads)
+	if p.Segment.Whole() {
+		fmt.Fprintf(p.W, "Running the test with following options:\nNumber of threads: %d\n", o.Threads)
+	} else {
+		fmt.Fprintf(p.W, "Running the test with following options:\nNumber of threads: %d (segment %s of %d threads)\n", p.Segment.Threads(o.Threads), p.Segment, o.Threads)
+	}
 	if o.WarmupTime > 0 && o.Profile == ProfileMaster {
 		fmt.Fprintf(p.W, "Warmup time: %ds\n", o.WarmupTime)
 	}

@@ -36,6 +36,7 @@ type CommandLine struct {
 	Isolation   int
 	Seed        int64
 	Out         string
+	Segment     string // --segment i/n: run the i-th of n slices of the run
 	LoadMethod  string
 	Props       string  // a BenchmarkSQL props file
 	LayoutName  string  // --layout: go-tpc or benchmarksql; "": BenchmarkSQL's with --props, else go-tpc's
@@ -116,6 +117,7 @@ func (cl *CommandLine) flagSet() *pflag.FlagSet {
 	fs.IntVar(&cl.Isolation, "isolation", 0, "run: isolation level: 0 the server's, 1 READ UNCOMMITTED, 2 READ COMMITTED, 4 REPEATABLE READ, 6 SERIALIZABLE (go-tpc's numbers)")
 	fs.Int64Var(&cl.Seed, "seed", 0, "data and transaction seed (0: drawn and printed)")
 	fs.StringVar(&cl.Out, "out", "", "results folder of a run (new or empty)")
+	fs.StringVar(&cl.Segment, "segment", "", "run the i-th of n slices of the run (i/n): thread j of --threads is segment j mod n + 1's, with its stream; needs --seed, the same on every segment; 'starbench merge' merges the folders")
 	fs.StringVar(&cl.LoadMethod, "load-method", "auto", "prepare: auto (LOAD DATA LOCAL where accepted), insert or load-data")
 	fs.StringVar(&cl.LayoutName, "layout", "", "the tables: go-tpc (warehouse, orders, ...) or benchmarksql (bmsql_warehouse, bmsql_oorder, ...); default benchmarksql with --props, else go-tpc")
 	fs.StringVar(&cl.Props, "props", "", "a BenchmarkSQL props file (props.mysql): connection, warehouses, terminals, runMins, weights")

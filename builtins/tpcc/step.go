@@ -30,6 +30,9 @@ type RunOptions struct {
 	Rate          float64  // transactions a second in all (open loop); 0: closed
 	Warmup        time.Duration
 	ReconnectWait time.Duration // 0 means the engine's 30 s
+	// Segment, when not the whole, runs that slice of the run: its share
+	// of the threads (keeping their ids and streams), Count and Rate.
+	Segment bench.Segment
 }
 
 // Step is the benchmark step of the workload run over conn, for
@@ -48,25 +51,34 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 	return bench.Step{
 		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
 			p := &Printer{W: w, Warehouses: warehouses}
-			fmt.Fprintf(w, "TPC-C: %d warehouses, %d threads, seed %d (starbench, Go workload engine; go-tpc v1.0.7's statements)\n",
-				warehouses, o.Threads, o.Seed)
+			threads := fmt.Sprintf("%d threads", o.Threads)
+			if !o.Segment.Whole() {
+				threads = fmt.Sprintf("%d threads (segment %s of %d)", o.Segment.Threads(o.Threads), o.Segment, o.Threads)
+			}
+			fmt.Fprintf(w, "TPC-C: %d warehouses, %s, seed %d (starbench, Go workload engine; go-tpc v1.0.7's statements)\n",
+				warehouses, threads, o.Seed)
 			if err := VerifyLoaded(ctx, conn, wl.opts.Layout, warehouses); err != nil {
 				return nil, err
 			}
 			kinds := wl.Kinds()
 			sinks = append([]bench.Sink{bench.SinkFunc(func(iv *bench.Interval) { p.Interval(iv, kinds) })}, sinks...)
-			res, err := bench.Run(ctx, wl, conn, bench.Options{
+			bo, err := o.Segment.Apply(bench.Options{
 				Threads: o.Threads, Time: o.Time, Events: o.Count, Interval: interval, Seed: o.Seed,
 				IgnoreErrors: ignore, IgnoreAllErrors: o.IgnoreAll, Rate: o.Rate, Warmup: o.Warmup,
 				ReconnectTimeout: o.ReconnectWait,
-			}, sinks...)
+			})
+			if err != nil {
+				return nil, err
+			}
+			res, err := bench.Run(ctx, wl, conn, bo, sinks...)
 			if res != nil {
 				fmt.Fprintln(w, "Finished")
 				p.Report(res)
 			}
 			return res, err
 		},
-		Workload: "tpcc", Threads: o.Threads, Total: o.Time.Seconds(), Percentile: 95, Seed: o.Seed,
+		Workload: "tpcc", Threads: o.Segment.Threads(o.Threads), Total: o.Time.Seconds(), Percentile: 95, Seed: o.Seed,
+		Segment: o.Segment.String(),
 		Options: map[string]any{
 			"warehouses": warehouses, "threads": o.Threads, "time": o.Time.Seconds(), "count": o.Count,
 			"interval": interval.Seconds(), "weights": wl.opts.Weights[:], "wait": wl.opts.Wait, "rate": o.Rate,

@@ -162,7 +162,7 @@ meaningless for numbers).`,
 	for _, f := range builtins.Families() {
 		root.AddCommand(a.familyCommand(f.Command))
 	}
-	root.AddCommand(a.reportCommand(), a.compareCommand(), a.docCommand(), a.versionCommand())
+	root.AddCommand(a.reportCommand(), a.compareCommand(), a.mergeCommand(), a.docCommand(), a.versionCommand())
 	return root
 }
 

@@ -223,3 +223,39 @@ func (e *Env) describe(ctx context.Context, ep *Endpoints) map[string]any {
 	}
 	return out
 }
+
+// ParseSegment reads a family's --segment (what: the family, for
+// messages): "" is the whole load; otherwise it must be i/n with
+// 1 <= i <= n, on the run command, with a seed given with seedFlag (the
+// segments of one load share it), and leave the segment at least one of
+// the load's threads (and of its events, when bounded by events). Any
+// of these wrong is a UsageError.
+func ParseSegment(what, spec, command string, seed int64, seedFlag string, threads, events int64) (bench.Segment, error) {
+	if spec == "" {
+		return bench.Segment{}, nil
+	}
+	seg, err := bench.ParseSegment(spec)
+	if err != nil {
+		return seg, Usagef("%s: --%v", what, err)
+	}
+	switch {
+	case command != "run":
+		return seg, Usagef("%s: --segment slices a run; %s runs whole", what, command)
+	case seed == 0:
+		return seg, Usagef("%s: --segment %s needs %s=N, the same for every segment, so that the segments together are one reproducible load", what, seg, seedFlag)
+	case seg.Share(threads) == 0:
+		return seg, Usagef("%s: --segment %s of %d threads leaves this segment without a thread: run at most %d segments", what, seg, threads, threads)
+	case events > 0 && seg.Share(events) == 0:
+		return seg, Usagef("%s: --segment %s of %d events leaves this segment without an event", what, seg, events)
+	}
+	return seg, nil
+}
+
+// SegmentSuffix names a segment's results folder: "-seg2of3", "" for the
+// whole load.
+func SegmentSuffix(seg bench.Segment) string {
+	if seg.Whole() {
+		return ""
+	}
+	return fmt.Sprintf("-seg%dof%d", seg.Index, seg.Count)
+}

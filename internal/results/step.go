@@ -64,6 +64,26 @@ type Summary struct {
 	// Metrics are the family's own figures (TPC-C: tpmC, tpmTotal,
 	// efficiency), by name.
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// IntervalSeconds is the report interval and PlannedSeconds the
+	// planned duration (0: bounded by events): merged parts must agree.
+	IntervalSeconds float64 `json:"interval_s,omitempty"`
+	PlannedSeconds  float64 `json:"planned_s,omitempty"`
+	// Segment is "i/n" for the i-th of n slices of a load (--segment).
+	Segment string `json:"segment,omitempty"`
+	// Parts are the loads merged into this summary (a together step, or
+	// `starbench merge`), each a step folder under parts/.
+	Parts []Part `json:"parts,omitempty"`
+}
+
+// Part is one of the loads a merged summary is made of.
+type Part struct {
+	Name     string `json:"name"`
+	Dir      string `json:"dir"` // relative to the merged step's folder: parts/<k>-<name>
+	Workload string `json:"workload"`
+	Target   string `json:"target,omitempty"`
+	Segment  string `json:"segment,omitempty"`
+	Status   string `json:"status"`
+	Error    string `json:"error,omitempty"`
 }
 
 // KindSummary is one kind of event's share of a step.
@@ -130,11 +150,21 @@ func (iv Interval) fields() []string {
 }
 
 // LatencyInterval is one report interval's latency histogram (µs), for
-// latency.hlog; Start and End count from the step's start.
+// latency.hlog; Start and End count from the step's start. Tag is "" for
+// the step's latencies, KindTag(name) for one kind of event's, and
+// ServiceTag for service times under a rate: each interval has its
+// untagged histogram, then its tagged ones.
 type LatencyInterval struct {
 	Start, End time.Duration
+	Tag        string
 	Histogram  *hdr.Histogram
 }
+
+// ServiceTag tags the service-time histograms of an open-loop step.
+const ServiceTag = "service"
+
+// KindTag tags the histograms of one kind of event (a TPC-C transaction).
+func KindTag(kind string) string { return "kind:" + kind }
 
 // Step is what a benchmark step writes into its folder.
 type Step struct {
@@ -204,6 +234,7 @@ func latencyLog(workload string, start time.Time, ivs []LatencyInterval) ([]byte
 	}
 	for _, iv := range ivs {
 		h := iv.Histogram
+		h.SetTag(iv.Tag)
 		h.SetStartTimeMs(startMS + iv.Start.Milliseconds())
 		h.SetEndTimeMs(startMS + iv.End.Milliseconds())
 		if err := lw.OutputIntervalHistogram(h); err != nil {

@@ -34,7 +34,7 @@ func Run(h runner.Host, s *runner.Step, builtin, name string, step bench.Step) (
 	}
 	step.Output = h.Out().Writer()
 	step.Redact = h.Run().Redact
-	step.Progress = func(p bench.Progress) { h.Out().Benchmark(runner.BenchmarkStatus(p)) }
+	step.Progress = func(p bench.Progress) { h.Out().Benchmark(status(p)) }
 	ctx := s.Context()
 	sum, res, err := bench.RunStep(ctx, dir, step)
 	if err != nil || res == nil {
@@ -45,6 +45,16 @@ func Run(h runner.Host, s *runner.Step, builtin, name string, step bench.Step) (
 		return Record{}, fmt.Errorf("%s: interrupted after %.1fs; partial results in %s: %w", builtin, res.Elapsed.Seconds(), rel, context.Canceled)
 	}
 	return Record{Dir: rel, Summary: sum}, nil
+}
+
+// status is a step's progress as the run's live view takes it.
+func status(p bench.Progress) runner.BenchmarkStatus {
+	b := runner.BenchmarkStatus{Workload: p.Workload, Threads: p.Threads, ElapsedS: p.ElapsedS, TotalS: p.TotalS, TPS: p.TPS,
+		P99MS: p.P99MS, Errors: p.Errors, Reconnects: p.Reconnects, Final: p.Final}
+	for _, part := range p.Parts {
+		b.Parts = append(b.Parts, status(part))
+	}
+	return b
 }
 
 // ReadRecord reads back the record of a step a resumed run already ran.

@@ -33,6 +33,10 @@ INFILE where the server accepts it and sends sysbench's INSERTs where it refuses
 same either way).
 --rand-seed=N makes the statement stream repeatable: the same seed gives every thread the same
 statements (when it is 0 a seed is drawn and printed).
+--segment=i/n runs the i-th of n slices of the load, for running one load from several machines:
+thread j (0-based) of --threads belongs to segment j mod n + 1, keeping its statement stream, so the
+n segments run with one --rand-seed (required) issue the statements of the whole load; --rate and
+--events are split the same way. 'starbench merge' merges the segments' folders exactly.
 
 Every run writes a results folder: summary.json, intervals.csv, latency.hlog (HdrHistogram log),
 output.txt (exactly what was printed) and manifest.json. Passwords never appear in it.
@@ -86,6 +90,11 @@ func (a *command) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return cli.Usagef("sysbench: %v", err)
 	}
+	seg, err := cli.ParseSegment("sysbench", cl.Segment, cl.Command, cl.Options.RandSeed, "--rand-seed",
+		int64(cl.Options.Threads), cl.Options.Events)
+	if err != nil {
+		return err
+	}
 	ep, err := a.endpoints(ctx, cl)
 	if err != nil {
 		return err
@@ -115,7 +124,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 				return cli.WrapInterrupt(ctx, fmt.Errorf("prepare on the throwaway server: %w", err))
 			}
 		}
-		return a.runStep(ctx, cl, wl, conn, ep)
+		return a.runStep(ctx, cl, wl, conn, ep, seg)
 	}
 	return cli.WrapInterrupt(ctx, err)
 }
@@ -130,7 +139,7 @@ func (a *command) endpoints(ctx context.Context, cl *sysbench.CommandLine) (*cli
 
 // runStep runs the workload as a benchmark step whose folder is the
 // results folder.
-func (a *command) runStep(ctx context.Context, cl *sysbench.CommandLine, wl *sysbench.Workload, conn bench.Connector, ep *cli.Endpoints) error {
+func (a *command) runStep(ctx context.Context, cl *sysbench.CommandLine, wl *sysbench.Workload, conn bench.Connector, ep *cli.Endpoints, seg bench.Segment) error {
 	seed := cl.Options.RandSeed
 	if seed == 0 {
 		seed = results.DrawSeed()
@@ -139,6 +148,6 @@ func (a *command) runStep(ctx context.Context, cl *sysbench.CommandLine, wl *sys
 	if strings.Contains(cl.Script, "oltp_legacy/") {
 		name = "oltp_legacy-" + name
 	}
-	spec := cli.RunSpec{What: "sysbench", Out: cl.Out, Name: "sysbench-" + name, Plan: "sysbench " + wl.Script.Name, Seed: seed}
-	return a.RunStep(ctx, spec, ep, wl.Step(conn, seed, "starbench "+a.ToolVersion))
+	spec := cli.RunSpec{What: "sysbench", Out: cl.Out, Name: "sysbench-" + name + cli.SegmentSuffix(seg), Plan: "sysbench " + wl.Script.Name, Seed: seed}
+	return a.RunStep(ctx, spec, ep, wl.Step(conn, seed, "starbench "+a.ToolVersion, seg))
 }

@@ -28,6 +28,7 @@ var Module = &starlarkstruct.Module{
 	Members: starlark.StringDict{
 		"prepare":     starlark.NewBuiltin("sysbench.prepare", prepare),
 		"run":         starlark.NewBuiltin("sysbench.run", run),
+		"part":        starlark.NewBuiltin("sysbench.part", part),
 		"prewarm":     starlark.NewBuiltin("sysbench.prewarm", prewarm),
 		"cleanup":     starlark.NewBuiltin("sysbench.cleanup", cleanup),
 		"table_names": starlark.NewBuiltin("sysbench.table_names", tableNames),
@@ -63,6 +64,9 @@ var Doc = runner.ModuleDoc{
 				"open-loop, latency counted from each event's scheduled start; warmup_time= runs uncounted load first; a lost " +
 				"connection is re-established (reconnect_timeout=, 30 s) and counted; errors in mysql_ignore_errors= are counted " +
 				"and retried, others stop the run."},
+		{Name: "sysbench.part", Signature: "sysbench.part(conn, workload, threads=1, time=\"10s\", tags={}, profile=\"1.0.20\", **options)",
+			Doc: "Describes the run sysbench.run would make, without running it: a part for bench.together, which runs several at once " +
+				"as one step. Takes sysbench.run's arguments; the part's .command is its sysbench command line."},
 		{Name: "sysbench.prewarm", Signature: "sysbench.prewarm(conn, tables=1, table_size=10000, threads=1, workload=\"oltp_read_write\", **options)",
 			Doc: "ANALYZE TABLE and full reads of each table to load it into the server's caches (sysbench's prewarm; warmup in master)."},
 		{Name: "sysbench.cleanup", Signature: "sysbench.cleanup(conn, tables=1, workload=\"oltp_read_write\", threads=1)",
@@ -440,6 +444,63 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	})
 }
 
+func part(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	c, err := parseCall(b, args, kwargs, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) < 2 && !hasKeyword(kwargs, "workload") {
+		return nil, fmt.Errorf("%s: missing the workload, e.g. sysbench.part(conn, \"oltp_point_select\", threads = 150)", b.Name())
+	}
+	if _, err := sysbench.NewWorkload(c.workload, c.opts); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return benchstar.NewLoad(c.load()), nil
+}
+
+// load is the call as a part of bench.together.
+func (c *call) load() *benchstar.Load {
+	l := &benchstar.Load{Family: "sysbench", Name: stepLabel(c), Handle: c.conn.ID(),
+		Text: func() string { return c.commandLine("run") }, Args: c.args}
+	l.Time = time.Duration(c.opts.Time) * time.Second
+	l.Interval = time.Duration(max(c.opts.ReportInterval, 1)) * time.Second // the engine's default: one second
+	setSeconds := func(option string, dst *int64, shown *time.Duration) func(time.Duration) error {
+		return func(d time.Duration) error {
+			secs, err := benchstar.DurationSeconds(option, d)
+			if err != nil {
+				return err
+			}
+			*dst, *shown = secs, d
+			c.given[option] = strconv.FormatInt(secs, 10)
+			return nil
+		}
+	}
+	l.SetTime = setSeconds("time", &c.opts.Time, &l.Time)
+	l.SetInterval = setSeconds("report_interval", &c.opts.ReportInterval, &l.Interval)
+	l.Step = func(seed int64) (bench.Step, error) {
+		wl, err := sysbench.NewWorkload(c.workload, c.opts)
+		if err != nil {
+			return bench.Step{}, err
+		}
+		conn, err := c.connector()
+		if err != nil {
+			return bench.Step{}, err
+		}
+		if c.opts.RandSeed != 0 {
+			seed = c.opts.RandSeed
+		}
+		step := wl.Step(conn, seed, "starbench", bench.Segment{})
+		step.Tags, step.Target = c.tags, c.conn.Display()
+		return step, nil
+	}
+	return l
+}
+
+// stepLabel names a run's step folder: workload-t<threads>.
+func stepLabel(c *call) string {
+	return strings.ReplaceAll(c.workload, "/", "-") + "-t" + strconv.Itoa(c.opts.Threads)
+}
+
 func hasKeyword(kwargs []starlark.Tuple, name string) bool {
 	for _, kv := range kwargs {
 		if string(kv[0].(starlark.String)) == name {
@@ -455,9 +516,9 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	h := runner.HostOf(thread)
-	step := wl.Step(conn, benchstar.Seed(s, c.opts.RandSeed), "starbench")
+	step := wl.Step(conn, benchstar.Seed(s, c.opts.RandSeed), "starbench", bench.Segment{})
 	step.Tags, step.Target = c.tags, c.conn.Display()
-	rec, err := benchstar.Run(h, s, b.Name(), strings.ReplaceAll(c.workload, "/", "-")+"-t"+strconv.Itoa(c.opts.Threads), step)
+	rec, err := benchstar.Run(h, s, b.Name(), stepLabel(c), step)
 	if err != nil {
 		return runner.Outcome{}, err
 	}

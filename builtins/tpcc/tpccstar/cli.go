@@ -76,6 +76,10 @@ func (a *command) run(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	seg, err := cli.ParseSegment("tpcc", cl.Segment, cl.Command, cl.Seed, "--seed", int64(cl.Threads), cl.Count)
+	if err != nil {
+		return err
+	}
 	ep, err := a.endpoints(ctx, cl)
 	if err != nil {
 		return err
@@ -97,7 +101,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 				return err
 			}
 		}
-		return a.runStep(ctx, cl, conn, ep)
+		return a.runStep(ctx, cl, conn, ep, seg)
 	case "check":
 		err = a.check(ctx, cl, ep)
 	case "cleanup":
@@ -197,7 +201,7 @@ func (a *command) check(ctx context.Context, cl *tpcc.CommandLine, ep *cli.Endpo
 
 // runStep runs the transactions as a benchmark step whose folder is the
 // results folder.
-func (a *command) runStep(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, ep *cli.Endpoints) error {
+func (a *command) runStep(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, ep *cli.Endpoints, seg bench.Segment) error {
 	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: cl.Warehouses, Weights: cl.Weights, Wait: cl.Wait,
 		Constants: tpcc.NewConstants(uint64(cl.Seed)), Isolation: tpcc.IsolationLevels[cl.Isolation], Layout: cl.Layout})
 	if err != nil {
@@ -208,8 +212,8 @@ func (a *command) runStep(ctx context.Context, cl *tpcc.CommandLine, conn bench.
 	if err := tpcc.VerifyLoaded(ctx, conn, cl.Layout, cl.Warehouses); err != nil {
 		return notLoaded(ctx, err)
 	}
-	o := tpcc.RunOptions{Threads: cl.Threads, Time: cl.Time, Count: cl.Count, Interval: cl.Interval, Seed: cl.Seed, IgnoreAll: cl.IgnoreError}
-	spec := cli.RunSpec{What: "tpcc", Out: cl.Out, Name: "tpcc", Plan: "tpcc", Seed: cl.Seed}
+	o := tpcc.RunOptions{Threads: cl.Threads, Time: cl.Time, Count: cl.Count, Interval: cl.Interval, Seed: cl.Seed, IgnoreAll: cl.IgnoreError, Segment: seg}
+	spec := cli.RunSpec{What: "tpcc", Out: cl.Out, Name: "tpcc" + cli.SegmentSuffix(seg), Plan: "tpcc", Seed: cl.Seed}
 	return a.RunStep(ctx, spec, ep, wl.Step(conn, o))
 }
 

@@ -27,6 +27,7 @@ var Module = &starlarkstruct.Module{
 	Members: starlark.StringDict{
 		"prepare": starlark.NewBuiltin("tpcc.prepare", prepare),
 		"run":     starlark.NewBuiltin("tpcc.run", run),
+		"part":    starlark.NewBuiltin("tpcc.part", part),
 		"check":   starlark.NewBuiltin("tpcc.check", check),
 		"cleanup": starlark.NewBuiltin("tpcc.cleanup", cleanup),
 	},
@@ -55,6 +56,9 @@ var Doc = runner.ModuleDoc{
 				"\"repeatable read\", ...) is set before each transaction, as go-tpc's --isolation does. layout=\"benchmarksql\" runs the same statements on BenchmarkSQL's tables. Returns a struct: tpmC, " +
 				"tpmTotal, efficiency, transactions, errors, kinds (by transaction: count, errors, tpm, avg, p50, p90, p95, " +
 				"p99, max in ms), seconds, threads, tags, dir."},
+		{Name: "tpcc.part", Signature: "tpcc.part(conn, warehouses=10, threads=1, time=\"60s\", interval=\"10s\", **run_options)",
+			Doc: "Describes the run tpcc.run would make, without running it: a part for bench.together, which runs several at once " +
+				"as one step. Takes tpcc.run's arguments; the part's .command is its go-tpc command line."},
 		{Name: "tpcc.check", Signature: "tpcc.check(conn, warehouses=10, all=False, require=True, layout=\"go-tpc\")",
 			Doc: "Checks the consistency conditions 3.3.2.1-12 (go-tpc's default set; all adds 3.3.2.11, which holds only " +
 				"before a run), each as a few set-based queries per warehouse. Returns a struct: passed, conditions (number, " +
@@ -296,13 +300,7 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	weights := wl.Options().Weights
-	stepArgs := map[string]any{"warehouses": r.warehouses, "threads": r.threads, "time": r.time.Seconds(), "count": r.count,
-		"interval": r.interval.Seconds(), "weights": weights[:], "wait": r.wait, "rate": r.rate, "seed": r.seed, "isolation": r.isolation}
-	if len(r.tags) > 0 {
-		stepArgs["tags"] = r.tags
-	}
-	info := runner.StepInfo{Builtin: "tpcc.run", Handle: conn.ID(), Text: commandLine(conn, r.layout, "run", r.flags()...), Args: stepArgs}
+	info := runner.StepInfo{Builtin: "tpcc.run", Handle: conn.ID(), Text: commandLine(conn, r.layout, "run", r.flags()...), Args: r.stepArgs()}
 	h := runner.HostOf(thread)
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
@@ -321,25 +319,79 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	})
 }
 
-func runWorkload(h runner.Host, b *starlark.Builtin, s *runner.Step, conn *dbstar.Conn, r *runArgs) (runner.Outcome, error) {
+// stepArgs are what the journal keeps of a run's arguments.
+func (r *runArgs) stepArgs() map[string]any {
+	weights := r.weights
+	if weights == (tpcc.Weights{}) {
+		weights = tpcc.DefaultWeights
+	}
+	a := map[string]any{"warehouses": r.warehouses, "threads": r.threads, "time": r.time.Seconds(), "count": r.count,
+		"interval": r.interval.Seconds(), "weights": weights[:], "wait": r.wait, "rate": r.rate, "seed": r.seed, "isolation": r.isolation}
+	if len(r.tags) > 0 {
+		a["tags"] = r.tags
+	}
+	return a
+}
+
+// step is the run's benchmark step on conn with seed (the plan's, when it
+// gave one).
+func (r *runArgs) step(conn *dbstar.Conn, seed int64) (bench.Step, error) {
 	c, err := connector(conn)
 	if err != nil {
-		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+		return bench.Step{}, err
 	}
-	seed := benchstar.Seed(s, r.seed)
+	if r.seed != 0 {
+		seed = r.seed
+	}
 	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: r.warehouses, Weights: r.weights, Wait: r.wait,
 		Constants: tpcc.NewConstants(uint64(seed)), Isolation: r.isolation, Layout: r.layout})
 	if err != nil {
-		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+		return bench.Step{}, err
 	}
 	step := wl.Step(c, tpcc.RunOptions{Threads: r.threads, Time: r.time, Count: r.count, Interval: r.interval, Seed: seed,
 		IgnoreErrors: r.ignore, IgnoreAll: r.ignoreAll, Rate: r.rate, Warmup: r.warmup})
 	step.Tags, step.Target = r.tags, conn.Display()
+	return step, nil
+}
+
+func runWorkload(h runner.Host, b *starlark.Builtin, s *runner.Step, conn *dbstar.Conn, r *runArgs) (runner.Outcome, error) {
+	step, err := r.step(conn, benchstar.Seed(s, r.seed))
+	if err != nil {
+		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+	}
 	rec, err := benchstar.Run(h, s, b.Name(), fmt.Sprintf("tpcc-t%d", r.threads), step)
 	if err != nil {
 		return runner.Outcome{}, err
 	}
 	return runner.Outcome{Value: resultValue(rec.Summary, rec.Dir, false), Record: rec}, nil
+}
+
+func part(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	conn, r, err := parseRun(b, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: r.warehouses, Weights: r.weights, Wait: r.wait}); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	l := &benchstar.Load{Family: "tpcc", Name: fmt.Sprintf("tpcc-t%d", r.threads), Handle: conn.ID(), Time: r.time, Interval: r.interval,
+		Text: func() string { return commandLine(conn, r.layout, "run", r.flags()...) }, Args: r.stepArgs,
+		Step: func(seed int64) (bench.Step, error) { return r.step(conn, seed) }}
+	l.SetTime = func(d time.Duration) error {
+		if d <= 0 {
+			return fmt.Errorf("must be positive, got %v", d)
+		}
+		r.time, l.Time = d, d
+		return nil
+	}
+	l.SetInterval = func(d time.Duration) error {
+		if d <= 0 {
+			return fmt.Errorf("must be positive, got %v", d)
+		}
+		r.interval, l.Interval = d, d
+		return nil
+	}
+	return benchstar.NewLoad(l), nil
 }
 
 // resultValue is what tpcc.run returns to the plan.

@@ -1,0 +1,80 @@
+package benchstar
+
+import (
+	"fmt"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"github.com/starbench/starbench/builtins/bench"
+)
+
+// Load is a workload family's load described but not run (what
+// sysbench.part and tpcc.part return): a part of bench.together, which
+// may set its duration and report interval before it runs.
+type Load struct {
+	Family string // the module: "sysbench"
+	Name   string // the part's folder label: "oltp_point_select-t150"
+	Handle string // the connection handle it runs on
+	// Time is the planned duration (0: bounded by events) and Interval
+	// the report interval.
+	Time, Interval time.Duration
+	// SetTime and SetInterval change them (together's time= and
+	// report_interval=); an error says why the family cannot.
+	SetTime, SetInterval func(time.Duration) error
+	// Text is the equivalent command line, Args the journal's summary of
+	// the arguments, both as they are when called (after any Set).
+	Text func() string
+	Args func() map[string]any
+	// Step makes the load's benchmark step; seed is the part's seed, used
+	// unless the plan gave the load its own.
+	Step func(seed int64) (bench.Step, error)
+}
+
+// LoadValue is a Load as a plan holds it.
+type LoadValue struct{ Load *Load }
+
+var _ starlark.HasAttrs = (*LoadValue)(nil)
+
+func (v *LoadValue) String() string {
+	return fmt.Sprintf("<%s part %s on %s>", v.Load.Family, v.Load.Name, v.Load.Handle)
+}
+func (v *LoadValue) Type() string          { return "part" }
+func (v *LoadValue) Freeze()               {}
+func (v *LoadValue) Truth() starlark.Bool  { return true }
+func (v *LoadValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: part") }
+
+// Attr gives the load's family, name and command line.
+func (v *LoadValue) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "family":
+		return starlark.String(v.Load.Family), nil
+	case "name":
+		return starlark.String(v.Load.Name), nil
+	case "command":
+		return starlark.String(v.Load.Text()), nil
+	}
+	return nil, nil
+}
+
+// AttrNames lists the attributes.
+func (v *LoadValue) AttrNames() []string { return []string{"command", "family", "name"} }
+
+// NewLoad returns l as a plan value.
+func NewLoad(l *Load) starlark.Value { return &LoadValue{Load: l} }
+
+// DurationSeconds is a whole-seconds duration for a family whose options
+// hold seconds (sysbench's time= and report_interval=).
+func DurationSeconds(what string, d time.Duration) (int64, error) {
+	if d <= 0 || d%time.Second != 0 {
+		return 0, fmt.Errorf("%s must be a positive whole number of seconds, got %v", what, d)
+	}
+	return int64(d / time.Second), nil
+}
+
+// partSeed is the seed of part k (0-based) of a together step whose seed
+// is stepSeed, for parts the plan gave no seed of their own: each part
+// its own stream, the same step seed the same streams.
+func partSeed(stepSeed int64, k int) int64 {
+	return int64(bench.WorkerSeed(stepSeed, 1<<20+k) >> 11) // below 2^53, as run seeds are
+}

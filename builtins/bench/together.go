@@ -1,0 +1,317 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/starbench/starbench/internal/results"
+)
+
+// Part is one load of a together step: its name (the folder
+// parts/<k>-<name>) and its step as the family makes it.
+type Part struct {
+	Name string
+	Step Step
+}
+
+// Part failure policies of a together step.
+const (
+	OnPartFailureFail     = "fail"     // a failed part stops the others and fails the step
+	OnPartFailureContinue = "continue" // the others run on; the step keeps what every part measured
+)
+
+// Together is a step made of several loads run at once.
+type Together struct {
+	Parts         []Part
+	OnPartFailure string            // OnPartFailureFail ("" too) or OnPartFailureContinue
+	Seed          int64             // the step's seed, kept in the merged summary
+	Tags          map[string]string // added to the tags the parts share
+	// NotAdditive are metrics that do not add up over parts (see
+	// results.MergeOptions).
+	NotAdditive []string
+
+	Output   io.Writer           // the parts' text, each line prefixed with its part (nil: none)
+	Progress func(Progress)      // the whole step's progress, with each part's in Parts
+	Redact   func(string) string // applied to the text and errors kept (nil: none)
+}
+
+// RunTogether runs the parts at once, each into its own step folder
+// dir/parts/<k>-<name>/ (written as RunStep writes one), and writes the
+// exact merge of them into dir (results.Merge). Every part connects and
+// prepares first; then all start their load on one barrier, so their
+// first intervals begin within milliseconds of each other, and, running
+// for the same time, stop together. A part that fails stops the others
+// (their partial results are kept) and fails the step, naming the part,
+// unless OnPartFailure is "continue". It returns the merged summary (nil
+// when no part ran) and the step's error.
+func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary, error) {
+	if len(t.Parts) == 0 {
+		return nil, fmt.Errorf("together: no parts")
+	}
+	redact := t.Redact
+	if redact == nil {
+		redact = func(s string) string { return s }
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	gate := &startGate{waiting: len(t.Parts), open: make(chan struct{})}
+	live := &liveParts{progress: t.Progress, parts: make([]Progress, len(t.Parts))}
+	var outMu sync.Mutex
+	errs := make([]error, len(t.Parts))
+	dirs := make([]string, len(t.Parts))
+	var wg sync.WaitGroup
+	for k, p := range t.Parts {
+		dirs[k] = filepath.Join(dir, results.PartDir(k+1, p.Name))
+		step := p.Step
+		step.Redact = t.Redact
+		step.Output = nil
+		if t.Output != nil {
+			step.Output = &prefixWriter{mu: &outMu, w: t.Output, prefix: fmt.Sprintf("[%d %s] ", k+1, p.Name)}
+		}
+		step.Progress = func(pr Progress) { live.update(k, pr) }
+		ticket := &gateTicket{gate: gate}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer ticket.pass() // a part that ends before its load starts must not hold the others
+			_, _, err := RunStep(context.WithValue(ctx, gateKey{}, ticket), dirs[k], step)
+			// A part stopped because another failed (or the run was
+			// interrupted) has not failed itself.
+			if err != nil && (ctx.Err() == nil || !errors.Is(err, context.Canceled)) {
+				errs[k] = err
+				if t.OnPartFailure != OnPartFailureContinue {
+					cancel()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	sum, err := mergeParts(dir, dirs, t, errs, redact)
+	if sum != nil && t.Progress != nil {
+		t.Progress(Progress{Workload: sum.Workload.Name, Threads: sum.Threads, ElapsedS: sum.Seconds, TotalS: sum.PlannedSeconds,
+			TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true})
+	}
+	return sum, err
+}
+
+// mergeParts writes the merged step of the parts that ran into dir and
+// returns its summary and the step's error.
+func mergeParts(dir string, dirs []string, t Together, errs []error, redact func(string) string) (*results.Summary, error) {
+	var ran []results.MergePart
+	var idle []int
+	for k, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, results.SummaryFile)); err == nil {
+			ran = append(ran, results.MergePart{Name: t.Parts[k].Name, Dir: d})
+		} else {
+			idle = append(idle, k)
+		}
+	}
+	var failed []string
+	for k, err := range errs {
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("part %d (%s) failed: %s", k+1, t.Parts[k].Name, redact(err.Error())))
+		}
+	}
+	var stepErr error
+	if len(failed) > 0 && t.OnPartFailure != OnPartFailureContinue {
+		stepErr = fmt.Errorf("%s; every part's results are kept in %s", strings.Join(failed, "; "), filepath.Join(dir, results.PartsDir))
+	}
+	if len(ran) == 0 {
+		return nil, errors.Join(stepErr, errors.New("no part ran"))
+	}
+	merged, err := results.Merge(ran, results.MergeOptions{Force: true, NotAdditive: t.NotAdditive})
+	if err != nil {
+		return nil, errors.Join(stepErr, err)
+	}
+	sum := merged.Summary
+	// Merge numbers the parts it was given; keep each part's own folder.
+	for i := range sum.Parts {
+		rel, _ := filepath.Rel(dir, ran[i].Dir)
+		sum.Parts[i].Dir = rel
+	}
+	for _, k := range idle {
+		p := results.Part{Name: t.Parts[k].Name, Dir: results.PartDir(k+1, t.Parts[k].Name), Workload: t.Parts[k].Step.Workload,
+			Target: t.Parts[k].Step.Target, Status: results.StatusFailed, Error: "did not start"}
+		if errs[k] != nil {
+			p.Error = redact(errs[k].Error())
+		}
+		sum.Parts = append(sum.Parts, p)
+	}
+	sortParts(sum.Parts)
+	if sum.Tags == nil && len(t.Tags) > 0 {
+		sum.Tags = map[string]string{}
+	}
+	for k, v := range t.Tags {
+		sum.Tags[k] = v
+	}
+	sum.Seed = t.Seed
+	policy := t.OnPartFailure
+	if policy == "" {
+		policy = OnPartFailureFail
+	}
+	names := make([]string, len(t.Parts))
+	for k, p := range t.Parts {
+		names[k] = p.Name
+	}
+	sum.Options = map[string]any{"parts": names, "on_part_failure": policy}
+	switch {
+	case stepErr != nil:
+		sum.Status, sum.Error = results.StatusFailed, redact(stepErr.Error())
+	case len(failed) > 0: // continue: the step stands on the parts that ran
+		sum.Status, sum.Error = results.StatusCompleted, strings.Join(failed, "; ")
+	}
+	merged.Output = []byte(redact(togetherText(sum)))
+	if err := results.WriteStep(dir, merged); err != nil {
+		return sum, errors.Join(stepErr, err)
+	}
+	return sum, stepErr
+}
+
+// sortParts orders parts by their folder's number.
+func sortParts(parts []results.Part) {
+	num := func(p results.Part) int {
+		k, _ := strconv.Atoi(strings.SplitN(filepath.Base(p.Dir), "-", 2)[0])
+		return k
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return num(parts[i]) < num(parts[j]) })
+}
+
+// togetherText is a together step's output.txt: a line per part and the
+// merged figures.
+func togetherText(s *results.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "together: %d parts, merged exactly (counts summed, latencies from one histogram of every part's)\n", len(s.Parts))
+	for _, p := range s.Parts {
+		fmt.Fprintf(&b, "  %s: %s on %s, %s", p.Dir, p.Workload, p.Target, p.Status)
+		if p.Error != "" {
+			fmt.Fprintf(&b, " (%s)", p.Error)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "merged: %d threads, %.2fs, %d events (%.2f/s), %d queries (%.2f/s), %d errors, latency ms min %.2f avg %.2f p95 %.2f p99 %.2f max %.2f\n",
+		s.Threads, s.Seconds, s.Events, s.TPS, s.Queries, s.QPS, s.Errors, s.Latency.MinMS, s.Latency.AvgMS,
+		s.Latency.Percentiles["95"], s.Latency.Percentiles["99"], s.Latency.MaxMS)
+	return b.String()
+}
+
+// liveParts folds the parts' live progress into the step's.
+type liveParts struct {
+	mu       sync.Mutex
+	progress func(Progress)
+	parts    []Progress
+}
+
+func (l *liveParts) update(k int, p Progress) {
+	if l.progress == nil || p.Final {
+		return
+	}
+	l.mu.Lock()
+	l.parts[k] = p
+	whole := Progress{Parts: append([]Progress(nil), l.parts...)}
+	for _, q := range l.parts {
+		whole.Workload = joinNew(whole.Workload, q.Workload)
+		whole.Threads += q.Threads
+		whole.ElapsedS = max(whole.ElapsedS, q.ElapsedS)
+		whole.TotalS = max(whole.TotalS, q.TotalS)
+		whole.TPS += q.TPS
+		whole.P99MS = max(whole.P99MS, q.P99MS) // live view only: the summary's is exact
+		whole.Errors += q.Errors
+		whole.Reconnects += q.Reconnects
+	}
+	l.mu.Unlock()
+	l.progress(whole)
+}
+
+func joinNew(list, s string) string {
+	if s == "" {
+		return list
+	}
+	for _, have := range strings.Split(list, "+") {
+		if have == s {
+			return list
+		}
+	}
+	if list == "" {
+		return s
+	}
+	return list + "+" + s
+}
+
+// prefixWriter writes whole lines to w, each prefixed, one writer at a time.
+type prefixWriter struct {
+	mu     *sync.Mutex
+	w      io.Writer
+	prefix string
+	buf    []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.buf = append(p.buf, b...)
+	for {
+		i := bytes.IndexByte(p.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		p.mu.Lock()
+		_, err := fmt.Fprintf(p.w, "%s%s", p.prefix, p.buf[:i+1])
+		p.mu.Unlock()
+		p.buf = p.buf[i+1:]
+		if err != nil {
+			return len(b), err
+		}
+	}
+}
+
+// gateKey carries a part's gateTicket in its context.
+type gateKey struct{}
+
+// startGate opens when every part has passed: connected and ready to
+// load, or ended without loading.
+type startGate struct {
+	mu      sync.Mutex
+	waiting int
+	open    chan struct{}
+}
+
+// gateTicket is one part's pass through the gate; passing twice counts once.
+type gateTicket struct {
+	gate *startGate
+	once sync.Once
+}
+
+func (t *gateTicket) pass() {
+	t.once.Do(func() {
+		g := t.gate
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.waiting--; g.waiting == 0 {
+			close(g.open)
+		}
+	})
+}
+
+// waitAtGate holds a run that is a part of a together step until every
+// part is ready (a run outside one goes on at once); a cancelled context
+// ends the wait with its error.
+func waitAtGate(ctx context.Context) error {
+	t, ok := ctx.Value(gateKey{}).(*gateTicket)
+	if !ok {
+		return nil
+	}
+	t.pass()
+	select {
+	case <-t.gate.open:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

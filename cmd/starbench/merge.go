@@ -1,0 +1,143 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/starbench/starbench/internal/results"
+)
+
+func (a *app) mergeCommand() *cobra.Command {
+	var out string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "merge DIR... [-o OUT] [--force]",
+		Short: "Merge the results of loads run at once (segments, several machines) exactly into one result",
+		Long: `Merge reads the results folders of loads that ran at the same time (the segments of one load
+run with --segment i/n on several machines, or any starbench runs started together) and writes
+one results folder that report and compare read as one benchmark:
+
+  counts, errors by code and by statement kind: summed
+  latency percentiles: read off one histogram of every part's recorded latencies (the
+    HdrHistogram merge of their latency.hlog), min, max and average exact
+  rates: summed; intervals aligned on the parts' common clock (each part's interval goes
+    into the merged interval its start is nearest to)
+  threads fairness: pooled over every part's threads
+
+Each DIR is a folder with a summary.json (a 'starbench sysbench|tpcc ... run' folder) or a
+plan's results folder with exactly one benchmark step. The parts are copied into
+OUT/parts/<k>-<name>/ so the merged folder keeps them; 'starbench report --parts' lists them.
+
+Refused with exit 2: parts with different report intervals or planned durations, the same
+segment twice, and parts of different workloads unless --force.`,
+		Example: `  starbench sysbench oltp_point_select --threads=150 --time=300 --rand-seed=7 --segment=1/3 ... run --out seg1
+  (segments 2/3 and 3/3 on other machines)
+  starbench merge seg1 seg2 seg3 -o merged
+  starbench report merged --parts`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("merge needs at least one results folder\nRun 'starbench merge --help' for usage.")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return a.merge(args, out, force) },
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the merged results folder (new or empty; default results/<UTC time>-merge)")
+	cmd.Flags().BoolVar(&force, "force", false, "merge parts of different workloads")
+	return cmd
+}
+
+func (a *app) merge(dirs []string, out string, force bool) error {
+	parts := make([]results.MergePart, len(dirs))
+	for i, d := range dirs {
+		step, err := stepFolderOf(d)
+		if err != nil {
+			return err
+		}
+		parts[i] = results.MergePart{Name: partName(d), Dir: step}
+	}
+	merged, err := results.Merge(parts, results.MergeOptions{Force: force, NotAdditive: notAdditiveMetrics})
+	if errors.Is(err, results.ErrCannotMerge) || errors.Is(err, results.ErrNotResults) {
+		return usagef("merge: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	dir, err := results.Create(out, "", "merge", time.Now())
+	if errors.Is(err, results.ErrNotEmpty) {
+		return usagef("merge: -o %s exists and is not empty", out)
+	}
+	if err != nil {
+		return err
+	}
+	for k, p := range parts {
+		if err := results.CopyStep(p.Dir, filepath.Join(dir, results.PartDir(k+1, p.Name))); err != nil {
+			return err
+		}
+	}
+	sum := merged.Summary
+	merged.Output = []byte(fmt.Sprintf("merged %d folders: %s\n", len(dirs), strings.Join(dirs, " ")))
+	if err := results.WriteStep(dir, merged); err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	targets := map[string]any{"default": map[string]any{"endpoints": sum.Target}}
+	m := results.Manifest{
+		Tool:        results.ToolInfo{Name: results.ToolName, Version: toolVersion(), GoVersion: runtime.Version()},
+		Plan:        "merge of " + strings.Join(dirs, " "),
+		CommandLine: os.Args,
+		Seed:        sum.Seed,
+		Host:        results.ReadHostInfo(),
+		Targets:     targets,
+		Started:     sum.Started,
+		Ended:       &now,
+		Status:      sum.Status,
+		Error:       sum.Error,
+	}
+	if err := results.WriteManifest(dir, &m, a.redact); err != nil {
+		return err
+	}
+	a.writeRunReports(dir)
+	fmt.Fprintf(a.stdout, "merged %d parts: %d threads, %d events, %.2f tps, p99 %.2f ms\n",
+		len(parts), sum.Threads, sum.Events, sum.TPS, sum.Latency.Percentiles["99"])
+	fmt.Fprintf(a.stderr, "results: %s (%s)\n", dir, sum.Status)
+	return nil
+}
+
+// notAdditiveMetrics are the families' metrics that do not add up over
+// parts: TPC-C's efficiency is per warehouse.
+var notAdditiveMetrics = []string{"efficiency"}
+
+// stepFolderOf is the benchmark step folder a merge argument names: the
+// folder itself when it holds a summary, else its one benchmark step.
+func stepFolderOf(dir string) (string, error) {
+	steps := results.StepDirs(dir)
+	switch {
+	case len(steps) == 0:
+		if _, err := os.Stat(dir); err != nil {
+			return "", usagef("merge: %v", err)
+		}
+		return "", usagef("merge: %s holds no benchmark result (no summary.json)", dir)
+	case steps[0] == dir:
+		return dir, nil
+	case len(steps) > 1:
+		return "", usagef("merge: %s holds %d benchmark steps; name the one to merge, e.g. %s", dir, len(steps), steps[0])
+	}
+	return steps[0], nil
+}
+
+// folderTime is the UTC time at the start of a results folder's name.
+var folderTime = regexp.MustCompile(`^\d{8}T\d{6}Z-`)
+
+// partName names a part after its folder, without the time.
+func partName(dir string) string {
+	return folderTime.ReplaceAllString(filepath.Base(filepath.Clean(dir)), "")
+}
