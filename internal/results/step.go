@@ -211,7 +211,8 @@ func intervalsCSV(ivs []Interval) []byte {
 }
 
 // latencyLog writes the interval histograms in HdrHistogram's log format
-// (values in µs; timestamps in seconds from the start).
+// (values in µs; timestamps in seconds from the whole second the step
+// started in, the log's BaseTime).
 func latencyLog(workload string, start time.Time, ivs []LatencyInterval) ([]byte, error) {
 	var buf bytes.Buffer
 	lw := hdr.NewHistogramLogWriter(&buf)
@@ -225,8 +226,11 @@ func latencyLog(workload string, start time.Time, ivs []LatencyInterval) ([]byte
 	if err := lw.OutputStartTime(startMS); err != nil {
 		return nil, err
 	}
-	lw.SetBaseTime(startMS)
-	if err := lw.OutputBaseTime(startMS); err != nil {
+	// The log states its base time in whole seconds: interval timestamps
+	// count from that second, so that readers place them where they were.
+	baseMS := startMS - startMS%1000
+	lw.SetBaseTime(baseMS)
+	if err := lw.OutputBaseTime(baseMS); err != nil {
 		return nil, err
 	}
 	if err := lw.OutputLegend(); err != nil {
