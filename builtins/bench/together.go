@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/starbench/starbench/internal/mysqlconn"
 	"github.com/starbench/starbench/internal/results"
 )
 
@@ -61,6 +62,14 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
+	threads := 0
+	for _, p := range t.Parts {
+		threads += p.Step.Threads
+	}
+	// The sockets are chosen, and Ps reserved, for all parts at once, with
+	// one spare P for the parts' tickers and any open-loop schedulers.
+	ctx, release := mysqlconn.ForWorkers(ctx, threads, 1)
+	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	gate := &startGate{waiting: len(t.Parts), open: make(chan struct{})}
@@ -98,7 +107,8 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 	sum, err := mergeParts(dir, dirs, t, errs, redact)
 	if sum != nil && t.Progress != nil {
 		t.Progress(Progress{Workload: sum.Workload.Name, Threads: sum.Threads, ElapsedS: sum.Seconds, TotalS: sum.PlannedSeconds,
-			TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true})
+			TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true,
+			Parts: live.final()})
 	}
 	return sum, err
 }
@@ -211,7 +221,13 @@ type liveParts struct {
 }
 
 func (l *liveParts) update(k int, p Progress) {
-	if l.progress == nil || p.Final {
+	if l.progress == nil {
+		return
+	}
+	if p.Final { // kept for the step's final progress, which sums the summaries
+		l.mu.Lock()
+		l.parts[k] = p
+		l.mu.Unlock()
 		return
 	}
 	l.mu.Lock()
@@ -229,6 +245,13 @@ func (l *liveParts) update(k int, p Progress) {
 	}
 	l.mu.Unlock()
 	l.progress(whole)
+}
+
+// final is each part's last progress (its summary's, once it ended).
+func (l *liveParts) final() []Progress {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Progress(nil), l.parts...)
 }
 
 func joinNew(list, s string) string {

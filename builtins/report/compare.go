@@ -19,6 +19,10 @@ type CompareOptions struct {
 	Baseline   string
 	Metric     Metric
 	Thresholds []Threshold
+	// Parts also compares the parts of merged steps: part k of a step
+	// with part k of the same step of the other contenders, a row after
+	// the step's. Thresholds apply to the steps, not to their parts.
+	Parts bool
 }
 
 // Threshold is a --fail-if condition such as tps<-5% or p99>+10%.
@@ -70,8 +74,11 @@ type Cell struct {
 
 // Row compares the contenders on one key.
 type Row struct {
-	Key   Key    `json:"-"`
-	Name  string `json:"key"`
+	Key  Key    `json:"-"`
+	Name string `json:"key"`
+	// Part labels a row of parts (Key.Part > 0) after the baseline's
+	// part: its number and name.
+	Part  string `json:"part,omitempty"`
 	Cells []Cell `json:"cells"`
 }
 
@@ -128,7 +135,7 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 	if err := c.setBaseline(opts.Baseline, byContender); err != nil {
 		return nil, err
 	}
-	keys := c.groupSteps(byContender)
+	keys := c.groupSteps(byContender, opts.Parts)
 	if err := c.addRows(keys, opts.Metric); err != nil {
 		return nil, err
 	}
@@ -183,17 +190,30 @@ func (c *Comparison) setBaseline(baseline string, byContender map[string][]*Benc
 }
 
 // groupSteps groups each contender's steps by key (repeats together) and
-// returns every key found, in order of appearance, baseline first.
-func (c *Comparison) groupSteps(byContender map[string][]*Benchmark) []Key {
+// returns every key found, in order of appearance, baseline first. With
+// parts, the parts that ran of each step follow it, keyed by the step
+// and their number.
+func (c *Comparison) groupSteps(byContender map[string][]*Benchmark, parts bool) []Key {
 	var keys []Key
 	seen := map[Key]bool{}
+	add := func(name string, g *Group) {
+		c.groups[name][g.Key] = g
+		if !seen[g.Key] {
+			seen[g.Key] = true
+			keys = append(keys, g.Key)
+		}
+	}
 	for _, name := range c.Contenders {
 		c.groups[name] = map[Key]*Group{}
 		for _, g := range Groups(byContender[name], c.By) {
-			c.groups[name][g.Key] = g
-			if !seen[g.Key] {
-				seen[g.Key] = true
-				keys = append(keys, g.Key)
+			add(name, g)
+			if !parts {
+				continue
+			}
+			for _, pg := range g.PartGroups() {
+				if len(pg.Benchmarks) > 0 {
+					add(name, pg)
+				}
 			}
 		}
 	}
@@ -210,7 +230,7 @@ func (c *Comparison) addRows(keys []Key, m Metric) error {
 			continue
 		}
 		for _, name := range c.Contenders[1:] {
-			shared = shared || c.groups[name][k] != nil
+			shared = shared || (k.Part == 0 && c.groups[name][k] != nil)
 		}
 		c.Rows = append(c.Rows, c.row(k, m))
 	}
@@ -226,7 +246,7 @@ func (c *Comparison) addRows(keys []Key, m Metric) error {
 func (c *Comparison) checkThresholds(keys []Key, thresholds []Threshold) {
 	for _, t := range thresholds {
 		for _, k := range keys {
-			if c.groups[c.Baseline][k] == nil {
+			if c.groups[c.Baseline][k] == nil || k.Part > 0 {
 				continue
 			}
 			r := c.row(k, t.Metric)
@@ -269,6 +289,9 @@ func (c *Comparison) missingSteps(thresholds []Threshold) {
 		texts = append(texts, t.Text)
 	}
 	for _, r := range c.Rows {
+		if r.Key.Part > 0 {
+			continue
+		}
 		for _, cell := range r.Cells[1:] {
 			if !cell.Present {
 				c.Violations = append(c.Violations, Violation{Threshold: strings.Join(texts, ", "), Key: r.Name,
@@ -280,6 +303,9 @@ func (c *Comparison) missingSteps(thresholds []Threshold) {
 
 func (c *Comparison) row(k Key, m Metric) Row {
 	r := Row{Key: k, Name: k.String()}
+	if k.Part > 0 {
+		r.Part = c.groups[c.Baseline][k].partLabel()
+	}
 	base := c.groups[c.Baseline][k].Stats(m)
 	for _, name := range c.Contenders {
 		g := c.groups[name][k]
@@ -331,6 +357,14 @@ func (c *Comparison) Table() Table {
 	t := Table{Title: fmt.Sprintf("%s by %s, baseline %s", c.Metric, c.byLabel(), c.Baseline)}
 	t.Columns = []string{"workload", "threads", "tags"}
 	t.Numeric = []bool{false, true, false}
+	parts := false
+	for _, r := range c.Rows {
+		parts = parts || r.Key.Part > 0
+	}
+	if parts {
+		t.Columns = append(t.Columns, "part")
+		t.Numeric = append(t.Numeric, false)
+	}
 	for i, name := range c.Contenders {
 		t.Columns = append(t.Columns, name)
 		t.Numeric = append(t.Numeric, true)
@@ -341,6 +375,13 @@ func (c *Comparison) Table() Table {
 	}
 	for _, r := range c.Rows {
 		row := []string{r.Key.Workload, strconv.Itoa(r.Key.Threads), r.Key.Tags}
+		if r.Key.Part > 0 { // the baseline's part: its own workload and threads
+			first := c.groups[c.Baseline][r.Key].Benchmarks[0]
+			row = []string{first.Workload(), strconv.Itoa(first.Threads()), r.Key.Tags}
+		}
+		if parts {
+			row = append(row, r.Part)
+		}
 		for i, cell := range r.Cells {
 			if !cell.Present {
 				row = append(row, "-")
@@ -380,12 +421,20 @@ func (c *Comparison) Legend() string {
 	if c.HasRepeats() {
 		legend = "Values are means; ±: 95% confidence interval of the mean. ~: the change is within run-to-run noise (Welch's t-test, 95%)."
 	}
+	missingPart := false
 	for _, r := range c.Rows {
 		for _, cell := range r.Cells {
-			if !cell.Present {
+			switch {
+			case cell.Present:
+			case r.Key.Part == 0:
 				return legend + " -: the contender has no such step (with --fail-if, a missing step fails the comparison)."
+			default:
+				missingPart = true
 			}
 		}
+	}
+	if missingPart {
+		return legend + " -: the contender has no such part, or it did not start (--fail-if gates the steps, not their parts)."
 	}
 	return legend
 }

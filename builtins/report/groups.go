@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/starbench/starbench/internal/results"
 )
 
 // RoundTag is the reserved tag that numbers repeats of the same step.
@@ -16,12 +18,18 @@ type Key struct {
 	Workload string
 	Threads  int
 	Tags     string // "k=v,k=v" sorted; "" when none
+	// Part is k for the k-th parts of the steps of the key without it
+	// (see PartGroups); 0 for the steps themselves.
+	Part int
 }
 
 func (k Key) String() string {
 	s := fmt.Sprintf("%s t%d", k.Workload, k.Threads)
 	if k.Tags != "" {
 		s += " " + k.Tags
+	}
+	if k.Part > 0 {
+		s += fmt.Sprintf(" part %d", k.Part)
 	}
 	return s
 }
@@ -43,6 +51,9 @@ type Group struct {
 	Key        Key
 	Tags       map[string]string
 	Benchmarks []*Benchmark
+	// parts are, for a group of parts, every one of them, also those
+	// that did not start (which Benchmarks leaves out).
+	parts []*Benchmark
 }
 
 // Stats summarises a metric over the group's repeats.
@@ -98,6 +109,55 @@ func Groups(benchmarks []*Benchmark, exclude ...string) []*Group {
 		g.Benchmarks = append(g.Benchmarks, b)
 	}
 	return out
+}
+
+// PartGroups are the parts of a group of merged steps: for k = 1, 2, ...
+// the k-th part of each of its benchmarks (repeats of the part, as the
+// benchmarks are repeats of the step), keyed as the group with Part k.
+// A group's Benchmarks are the parts that ran; a part no benchmark ran
+// has none. A group without parts has no part groups.
+func (g *Group) PartGroups() []*Group {
+	n := 0
+	for _, b := range g.Benchmarks {
+		n = max(n, len(b.Parts))
+	}
+	out := make([]*Group, n)
+	for k := range out {
+		pg := &Group{Key: g.Key, Tags: g.Tags}
+		pg.Key.Part = k + 1
+		for _, b := range g.Benchmarks {
+			if k >= len(b.Parts) {
+				continue
+			}
+			pg.parts = append(pg.parts, b.Parts[k])
+			if b.Parts[k].Part.Ran {
+				pg.Benchmarks = append(pg.Benchmarks, b.Parts[k])
+			}
+		}
+		out[k] = pg
+	}
+	return out
+}
+
+// partLabel names a group of parts after its first part, and when none
+// of them ran, says why: "2 tpcc-w10 (failed: did not start)".
+func (g *Group) partLabel() string {
+	if len(g.Benchmarks) > 0 {
+		return g.Benchmarks[0].PartLabel()
+	}
+	if len(g.parts) == 0 {
+		return ""
+	}
+	p := g.parts[0]
+	why := p.Part.Entry.Error
+	if why == "" {
+		why = "no " + results.SummaryFile
+	}
+	status := p.Part.Entry.Status
+	if status == "" {
+		status = "not run"
+	}
+	return fmt.Sprintf("%s (%s: %s)", p.PartLabel(), status, strings.Join(strings.Fields(why), " "))
 }
 
 // tagNames lists the tags (except round) that benchmarks carry.

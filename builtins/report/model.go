@@ -6,7 +6,9 @@
 package report
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -33,6 +35,31 @@ type Benchmark struct {
 	Step      string // step id, "" for a CLI run
 	Summary   results.Summary
 	Intervals []results.Interval
+	// Parts are a merged step's parts (a together step, or `starbench
+	// merge`) in order, each read from its folder under parts/. They are
+	// not benchmarks of the run: the merged step is the result.
+	Parts []*Benchmark
+	// Part is set on one of Parts: which part of the merged step it is.
+	Part *PartInfo
+}
+
+// PartInfo places a part in its merged step.
+type PartInfo struct {
+	K     int          // 1-based
+	Entry results.Part // the merged summary's entry for it
+	// Ran is false for a part whose folder has no summary.json (it did
+	// not start): its Summary then holds only the entry's workload,
+	// target, status and error, and it has no numbers.
+	Ran bool
+}
+
+// PartLabel names a part in tables: its number and name, e.g.
+// "1 oltp_point_select-t2"; "" for a benchmark that is not a part.
+func (b *Benchmark) PartLabel() string {
+	if b.Part == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d %s", b.Part.K, b.Part.Entry.Name)
 }
 
 // Workload is the benchmark's workload name.
@@ -67,9 +94,42 @@ func Load(dir string) (*Run, error) {
 		if b.Intervals, err = results.ReadIntervals(sd); err != nil {
 			return nil, err
 		}
+		if b.Parts, err = loadParts(b); err != nil {
+			return nil, err
+		}
 		r.Benchmarks = append(r.Benchmarks, b)
 	}
 	return r, nil
+}
+
+// loadParts reads the parts a merged benchmark's summary lists, each from
+// its folder (relative to the benchmark's). A part without a summary.json
+// did not start and is kept with its entry's status and error; a part
+// folder outside the benchmark's, or a truncated part summary, is an
+// error wrapping ErrNotResults.
+func loadParts(b *Benchmark) ([]*Benchmark, error) {
+	var parts []*Benchmark
+	for i, e := range b.Summary.Parts {
+		if !filepath.IsLocal(e.Dir) {
+			return nil, fmt.Errorf("%w: %s/%s: part %d's folder %q is not inside the step's folder", ErrNotResults, b.Dir, results.SummaryFile, i+1, e.Dir)
+		}
+		p := &Benchmark{Run: b.Run, Dir: filepath.Join(b.Dir, e.Dir), Step: b.Step, Part: &PartInfo{K: i + 1, Entry: e}}
+		if _, err := os.Stat(filepath.Join(p.Dir, results.SummaryFile)); errors.Is(err, os.ErrNotExist) {
+			p.Summary = results.Summary{Workload: results.Meta{Name: e.Workload}, Target: e.Target, Segment: e.Segment, Status: e.Status, Error: e.Error}
+			parts = append(parts, p)
+			continue
+		}
+		sum, err := results.ReadSummary(p.Dir)
+		if err != nil {
+			return nil, err
+		}
+		p.Summary, p.Part.Ran = *sum, true
+		if p.Intervals, err = results.ReadIntervals(p.Dir); err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
 }
 
 // Metric names a number of a benchmark.

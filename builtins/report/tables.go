@@ -25,11 +25,29 @@ type Table struct {
 // num formats a number for tables: two decimals.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
+// ReportOptions say what a report shows beyond a row per step; the zero
+// value is the plain report.
+type ReportOptions struct {
+	// Parts adds, after the row of a merged step (a together step, or
+	// `starbench merge`), a row per part with the part's own numbers: a
+	// "part" column in tables, with the part's number and name.
+	Parts bool
+}
+
 // WorkloadTables builds one table per workload, shaped like the seed
 // reports: tags, threads, tps, qps, avg, p95, p99, min and max latency,
 // errors. Repeats (the round tag, or the same step run again) are
 // averaged and counted in the "runs" column.
 func WorkloadTables(benchmarks []*Benchmark) []Table {
+	return ReportOptions{}.WorkloadTables(benchmarks)
+}
+
+// WorkloadTables builds WorkloadTables' tables; with o.Parts a table
+// whose steps have parts gains a "part" column (after the tags) and,
+// after each merged row, a row per part: the k-th parts of the row's
+// repeats averaged, with the part's threads. A part that did not start
+// has its status and error in the part column and "-" for numbers.
+func (o ReportOptions) WorkloadTables(benchmarks []*Benchmark) []Table {
 	tags := tagNames(benchmarks)
 	var tables []Table
 	for _, wl := range workloads(benchmarks) {
@@ -40,15 +58,20 @@ func WorkloadTables(benchmarks []*Benchmark) []Table {
 			}
 		}
 		groups := Groups(mine)
-		repeats := false
+		repeats, parts := false, false
 		for _, g := range groups {
 			if len(g.Benchmarks) > 1 {
 				repeats = true
 			}
+			parts = parts || (o.Parts && len(g.PartGroups()) > 0)
 		}
 		t := Table{Title: wl}
 		for _, tag := range tags {
 			t.Columns = append(t.Columns, tag)
+			t.Numeric = append(t.Numeric, false)
+		}
+		if parts {
+			t.Columns = append(t.Columns, "part")
 			t.Numeric = append(t.Numeric, false)
 		}
 		t.Columns = append(t.Columns, "threads")
@@ -70,23 +93,52 @@ func WorkloadTables(benchmarks []*Benchmark) []Table {
 			return groups[i].Key.Threads < groups[j].Key.Threads
 		})
 		for _, g := range groups {
-			var row []string
-			for _, tag := range tags {
-				row = append(row, g.Tags[tag])
+			t.Rows = append(t.Rows, groupRow(g, tags, parts, repeats))
+			if !parts {
+				continue
 			}
-			row = append(row, strconv.Itoa(g.Key.Threads))
-			if repeats {
-				s := g.Stats(MetricTPS)
-				row = append(row, strconv.Itoa(s.N), fmt.Sprintf("%.1f%%", s.CV*100))
+			for _, pg := range g.PartGroups() {
+				t.Rows = append(t.Rows, groupRow(pg, tags, parts, repeats))
 			}
-			row = append(row, num(g.Stats(MetricTPS).Mean), num(g.Stats(MetricQPS).Mean), num(g.Stats(MetricAvg).Mean),
-				num(g.Stats(MetricP95).Mean), num(g.Stats(MetricP99).Mean), num(g.MinLatency()), num(g.Stats(MetricMax).Mean),
-				strconv.FormatInt(g.Errors(), 10))
-			t.Rows = append(t.Rows, row)
 		}
 		tables = append(tables, t)
 	}
 	return tables
+}
+
+// groupRow is a table row of a group of steps, or of parts (Key.Part >
+// 0): with the part column when parts, the runs and cv columns when
+// repeats. A group of parts none of which ran has "-" for numbers.
+func groupRow(g *Group, tags []string, parts, repeats bool) []string {
+	var row []string
+	for _, tag := range tags {
+		row = append(row, g.Tags[tag])
+	}
+	if parts {
+		row = append(row, g.partLabel())
+	}
+	if len(g.Benchmarks) == 0 {
+		numbers := 1 + 8 // threads, tps ... errors
+		if repeats {
+			numbers += 2
+		}
+		for range numbers {
+			row = append(row, "-")
+		}
+		return row
+	}
+	threads := g.Key.Threads
+	if g.Key.Part > 0 {
+		threads = g.Benchmarks[0].Threads()
+	}
+	row = append(row, strconv.Itoa(threads))
+	if repeats {
+		s := g.Stats(MetricTPS)
+		row = append(row, strconv.Itoa(s.N), fmt.Sprintf("%.1f%%", s.CV*100))
+	}
+	return append(row, num(g.Stats(MetricTPS).Mean), num(g.Stats(MetricQPS).Mean), num(g.Stats(MetricAvg).Mean),
+		num(g.Stats(MetricP95).Mean), num(g.Stats(MetricP99).Mean), num(g.MinLatency()), num(g.Stats(MetricMax).Mean),
+		strconv.FormatInt(g.Errors(), 10))
 }
 
 // tagOrder ranks tag combinations by first appearance.
@@ -163,9 +215,21 @@ func WriteMarkdown(w io.Writer, tables []Table) {
 
 // WriteCSV writes one flat CSV: a row per benchmark step.
 func WriteCSV(w io.Writer, benchmarks []*Benchmark) error {
+	return ReportOptions{}.WriteCSV(w, benchmarks)
+}
+
+// WriteCSV writes WriteCSV's CSV; with o.Parts it has a "part" column
+// (after "step"), empty on a step's row, and after a merged step's row
+// a row per part: the step's run, step and tags, the part's own
+// workload, threads and numbers (empty for a part that did not start).
+func (o ReportOptions) WriteCSV(w io.Writer, benchmarks []*Benchmark) error {
 	tags := tagNames(benchmarks)
 	cw := csv.NewWriter(w)
-	header := []string{"run", "step", "workload", "threads"}
+	header := []string{"run", "step"}
+	if o.Parts {
+		header = append(header, "part")
+	}
+	header = append(header, "workload", "threads")
 	header = append(header, tags...)
 	header = append(header, RoundTag, "seconds", "events", "tps", "qps", "reads", "writes", "others", "errors", "reconnects",
 		"lat_min_ms", "lat_avg_ms", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "lat_p999_ms", "lat_max_ms", "status")
@@ -173,22 +237,47 @@ func WriteCSV(w io.Writer, benchmarks []*Benchmark) error {
 		return err
 	}
 	for _, b := range benchmarks {
-		s := &b.Summary
-		row := []string{b.Run.Name, b.Step, b.Workload(), strconv.Itoa(b.Threads())}
-		for _, t := range tags {
-			row = append(row, s.Tags[t])
-		}
-		p := s.Latency.Percentiles
-		row = append(row, s.Tags[RoundTag], num(s.Seconds), strconv.FormatInt(s.Events, 10), num(s.TPS), num(s.QPS),
-			strconv.FormatInt(s.Reads, 10), strconv.FormatInt(s.Writes, 10), strconv.FormatInt(s.Others, 10),
-			strconv.FormatInt(s.Errors, 10), strconv.FormatInt(s.Reconnects, 10),
-			num(s.Latency.MinMS), num(s.Latency.AvgMS), num(p["50"]), num(p["95"]), num(p["99"]), num(p["99.9"]), num(s.Latency.MaxMS), s.Status)
-		if err := cw.Write(row); err != nil {
+		if err := cw.Write(csvRow(b, b, tags, o.Parts)); err != nil {
 			return err
+		}
+		if !o.Parts {
+			continue
+		}
+		for _, p := range b.Parts {
+			if err := cw.Write(csvRow(b, p, tags, true)); err != nil {
+				return err
+			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvRow is b's CSV row, with the run, step and tags of step (b itself,
+// or the merged step b is a part of).
+func csvRow(step, b *Benchmark, tags []string, parts bool) []string {
+	s := &b.Summary
+	row := []string{step.Run.Name, step.Step}
+	if parts {
+		row = append(row, b.PartLabel())
+	}
+	threads := strconv.Itoa(b.Threads())
+	if b.Part != nil && !b.Part.Ran {
+		threads = ""
+	}
+	row = append(row, b.Workload(), threads)
+	for _, t := range tags {
+		row = append(row, step.Summary.Tags[t])
+	}
+	row = append(row, step.Summary.Tags[RoundTag])
+	if b.Part != nil && !b.Part.Ran {
+		return append(append(row, make([]string, 16)...), s.Status) // seconds ... lat_max_ms empty
+	}
+	p := s.Latency.Percentiles
+	return append(row, num(s.Seconds), strconv.FormatInt(s.Events, 10), num(s.TPS), num(s.QPS),
+		strconv.FormatInt(s.Reads, 10), strconv.FormatInt(s.Writes, 10), strconv.FormatInt(s.Others, 10),
+		strconv.FormatInt(s.Errors, 10), strconv.FormatInt(s.Reconnects, 10),
+		num(s.Latency.MinMS), num(s.Latency.AvgMS), num(p["50"]), num(p["95"]), num(p["99"]), num(p["99.9"]), num(s.Latency.MaxMS), s.Status)
 }
 
 // jsonRun is the JSON form of a run.
@@ -241,18 +330,40 @@ func manifestJSON(m *results.Manifest) jsonManifest {
 }
 
 type jsonBenchmark struct {
-	Step    string `json:"step,omitempty"`
-	Dir     string `json:"dir"`
-	Summary any    `json:"summary"`
+	Step    string     `json:"step,omitempty"`
+	Dir     string     `json:"dir"`
+	Summary any        `json:"summary"`
+	Parts   []jsonPart `json:"parts,omitempty"`
 }
 
-// WriteJSON writes the runs' manifests and benchmark summaries.
+// jsonPart is a merged step's part: its entry and, when it ran, its
+// summary.
+type jsonPart struct {
+	Part    int    `json:"part"`
+	Name    string `json:"name"`
+	Dir     string `json:"dir"`
+	Status  string `json:"status"`
+	Error   string `json:"error,omitempty"`
+	Summary any    `json:"summary,omitempty"` // none: the part did not start
+}
+
+// WriteJSON writes the runs' manifests and benchmark summaries, with a
+// merged step's parts and their summaries.
 func WriteJSON(w io.Writer, runs []*Run) error {
 	var out []jsonRun
 	for _, r := range runs {
 		jr := jsonRun{Dir: r.Dir, Manifest: manifestJSON(&r.Manifest), Benchmarks: []jsonBenchmark{}}
 		for _, b := range r.Benchmarks {
-			jr.Benchmarks = append(jr.Benchmarks, jsonBenchmark{Step: b.Step, Dir: b.Dir, Summary: b.Summary})
+			jb := jsonBenchmark{Step: b.Step, Dir: b.Dir, Summary: b.Summary}
+			for _, p := range b.Parts {
+				e := p.Part.Entry
+				jp := jsonPart{Part: p.Part.K, Name: e.Name, Dir: p.Dir, Status: p.Summary.Status, Error: p.Summary.Error}
+				if p.Part.Ran {
+					jp.Summary = p.Summary
+				}
+				jb.Parts = append(jb.Parts, jp)
+			}
+			jr.Benchmarks = append(jr.Benchmarks, jb)
 		}
 		out = append(out, jr)
 	}
@@ -282,6 +393,11 @@ func Benchmarks(runs []*Run) []*Benchmark {
 // WriteReport writes the text or Markdown report of runs: what ran (plan,
 // status, params, targets) and a table per workload.
 func WriteReport(w io.Writer, runs []*Run, markdown bool) {
+	ReportOptions{}.WriteReport(w, runs, markdown)
+}
+
+// WriteReport writes WriteReport's report with o's tables.
+func (o ReportOptions) WriteReport(w io.Writer, runs []*Run, markdown bool) {
 	for _, r := range runs {
 		if markdown {
 			fmt.Fprintf(w, "# starbench report: %s\n\n", r.Manifest.Plan)
@@ -307,8 +423,8 @@ func WriteReport(w io.Writer, runs []*Run, markdown bool) {
 	}
 	if markdown {
 		fmt.Fprintf(w, "## Results\n\n")
-		WriteMarkdown(w, WorkloadTables(benchmarks))
+		WriteMarkdown(w, o.WorkloadTables(benchmarks))
 	} else {
-		WriteText(w, WorkloadTables(benchmarks))
+		WriteText(w, o.WorkloadTables(benchmarks))
 	}
 }

@@ -76,8 +76,8 @@ func (p *ttyProgress) StepEnded(id, outcome string) {
 	p.clear()
 	if p.bench != nil && id == p.id {
 		b := p.bench
-		fmt.Fprintf(p.w, "step %s %s: %s at %d threads: %.2f tps, p99 %.2f ms, %d errors [%s]\n",
-			id, outcome, b.Workload, b.Threads, b.TPS, b.P99MS, b.Errors, sparkline(p.spark))
+		fmt.Fprintf(p.w, "step %s %s: %s at %d threads: %.2f tps, p99 %.2f ms, %d errors [%s]%s\n",
+			id, outcome, b.Workload, b.Threads, b.TPS, b.P99MS, b.Errors, sparkline(p.spark), partsTPS(b))
 		p.bench = nil
 	}
 	p.draw()
@@ -119,8 +119,8 @@ func (p *ttyProgress) draw() {
 		if b.TotalS > 0 {
 			remaining = fmt.Sprintf(", %.0fs left", max(0, b.TotalS-b.ElapsedS))
 		}
-		line = fmt.Sprintf("step %d/%s %s t%d | %.0fs%s | tps %.1f p99 %.2fms %s | err %d",
-			p.n, total, b.Workload, b.Threads, b.ElapsedS, remaining, b.TPS, b.P99MS, sparkline(p.spark), b.Errors)
+		line = fmt.Sprintf("step %d/%s %s t%d | %.0fs%s | tps %.1f p99 %.2fms %s | err %d%s",
+			p.n, total, b.Workload, b.Threads, b.ElapsedS, remaining, b.TPS, b.P99MS, sparkline(p.spark), b.Errors, partsTPS(b))
 	}
 	line = p.redact(line)
 	if utf8.RuneCountInString(line) > p.width-1 {
@@ -128,6 +128,19 @@ func (p *ttyProgress) draw() {
 	}
 	fmt.Fprint(p.w, line)
 	p.drawn = true
+}
+
+// partsTPS is " | parts " and each part's tps joined by "/" for a step
+// of several loads run at once, "" for one load.
+func partsTPS(b *runner.BenchmarkStatus) string {
+	if len(b.Parts) == 0 {
+		return ""
+	}
+	tps := make([]string, len(b.Parts))
+	for i, part := range b.Parts {
+		tps[i] = fmt.Sprintf("%.0f", part.TPS)
+	}
+	return " | parts " + strings.Join(tps, "/")
 }
 
 // sparkline draws values as block characters scaled to their maximum.

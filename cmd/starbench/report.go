@@ -17,8 +17,9 @@ import (
 
 func (a *app) reportCommand() *cobra.Command {
 	var format, out string
+	var opts report.ReportOptions
 	cmd := &cobra.Command{
-		Use:   "report DIR... [--format text|markdown|json|csv|html] [-o FILE]",
+		Use:   "report DIR... [--format text|markdown|json|csv|html] [--parts] [-o FILE]",
 		Short: "Render the results of one or more runs as tables, JSON, CSV or an HTML page with charts",
 		Long: `Report reads results folders (of 'starbench run' or 'starbench sysbench ... run') and
 renders them: per workload a table of threads, tps, qps, avg, p95, p99, min and max latency
@@ -30,11 +31,18 @@ summaries), html (one self-contained file: no network, scripts or fonts; the man
 tables, SVG charts of tps and latency percentiles against threads with one series per tag,
 and per step the tps and p99 over time).
 
+A step of several loads run at once (bench.together, or 'starbench merge') is one row: the
+merged result. --parts adds after it a row per part with the part's own threads, tps, qps,
+latencies and errors (a "part" column names it: number and name; a part that did not start
+shows its status and error); in CSV a "part" column, empty on the steps' rows. JSON always
+includes each step's parts and their summaries.
+
 Every 'starbench run' also writes report.md and report.html into its folder.
 A missing, truncated or foreign folder exits 2.`,
 		Example: `  starbench report results/20261130T101500Z-quickstart
   starbench report results/run-a results/run-b --format markdown -o report.md
-  starbench report results/run-a --format html -o report.html`,
+  starbench report results/run-a --format html -o report.html
+  starbench report results/merged --parts`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("report needs at least one results folder\nRun 'starbench report --help' for usage.")
@@ -46,7 +54,7 @@ A missing, truncated or foreign folder exits 2.`,
 			if err != nil {
 				return err
 			}
-			data, err := renderReport(format, runs)
+			data, err := renderReport(format, runs, opts)
 			if err != nil {
 				return err
 			}
@@ -55,23 +63,24 @@ A missing, truncated or foreign folder exits 2.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text, markdown, json, csv or html")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of standard output")
+	cmd.Flags().BoolVar(&opts.Parts, "parts", false, "after a merged step's row, a row per part (text, markdown, csv)")
 	return cmd
 }
 
 // renderReport renders runs in report's --format; an unknown format is a
 // usage error.
-func renderReport(format string, runs []*report.Run) ([]byte, error) {
+func renderReport(format string, runs []*report.Run, opts report.ReportOptions) ([]byte, error) {
 	var buf bytes.Buffer
 	var err error
 	switch format {
 	case "text":
-		report.WriteReport(&buf, runs, false)
+		opts.WriteReport(&buf, runs, false)
 	case "markdown", "md":
-		report.WriteReport(&buf, runs, true)
+		opts.WriteReport(&buf, runs, true)
 	case "json":
 		err = report.WriteJSON(&buf, runs)
 	case "csv":
-		err = report.WriteCSV(&buf, report.Benchmarks(runs))
+		err = opts.WriteCSV(&buf, report.Benchmarks(runs))
 	case "html":
 		err = report.WriteHTML(&buf, runs)
 	default:
@@ -122,6 +131,7 @@ type compareFlags struct {
 	by, baseline, metric string
 	failIf               []string
 	format, out          string
+	parts                bool
 }
 
 // register adds compare's flags to cmd.
@@ -132,12 +142,13 @@ func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.failIf, "fail-if", nil, "exit 3 when crossed, e.g. 'tps<-5%' or 'p99>+10%'; repeatable")
 	cmd.Flags().StringVar(&f.format, "format", "text", "text, markdown, html or json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
+	cmd.Flags().BoolVar(&f.parts, "parts", false, "also compare the parts of merged steps, part k with part k")
 }
 
 func (a *app) compareCommand() *cobra.Command {
 	var f compareFlags
 	cmd := &cobra.Command{
-		Use:   "compare DIR... [--by TAG] [--baseline VALUE] [--metric tps|qps|avg|p95|p99|max] [--fail-if 'tps<-5%']...",
+		Use:   "compare DIR... [--by TAG] [--baseline VALUE] [--metric tps|qps|avg|p95|p99|max] [--fail-if 'tps<-5%']... [--parts]",
 		Short: "Compare runs: % change per step vs a baseline, with noise estimates and CI thresholds",
 		Long: `Compare matches benchmark steps across results folders by workload, threads and tags (apart
 from the reserved tag "round" and the --by tag) and shows each contender's value and its change
@@ -152,7 +163,12 @@ run-to-run noise (Welch's t-test, 95%) is marked "~".
 --fail-if 'METRIC<PERCENT%' or 'METRIC>PERCENT%' (repeatable) makes compare exit 3 when a
 contender crosses it on any step, listing which: with repeats on both sides only when the change
 is also beyond noise; with one sample per side the values are compared directly. For CI
-regression checks. Folders with nothing in common, or a threshold that does not parse, exit 2.`,
+regression checks. Folders with nothing in common, or a threshold that does not parse, exit 2.
+
+A step of several loads run at once (bench.together, or 'starbench merge') is compared on its
+merged result. --parts also compares its parts: after the step's row, a row per part (a "part"
+column with its number and name), part k of the step paired with part k of the same step of
+the other contenders. --fail-if gates the steps, not their parts.`,
 		Example: `  starbench compare results/v5.1.1 results/v5.2.0
   starbench compare results/seed-run --by version --baseline v5.1.1
   starbench compare base/ candidate/ --metric p99 --fail-if 'tps<-5%' --fail-if 'p99>+10%'
@@ -219,7 +235,7 @@ func (f *compareFlags) options() (report.CompareOptions, error) {
 		}
 		thresholds = append(thresholds, th)
 	}
-	return report.CompareOptions{By: f.by, Baseline: f.baseline, Metric: m, Thresholds: thresholds}, nil
+	return report.CompareOptions{By: f.by, Baseline: f.baseline, Metric: m, Thresholds: thresholds, Parts: f.parts}, nil
 }
 
 // renderComparison renders c in compare's --format; an unknown format is

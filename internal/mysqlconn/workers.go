@@ -24,7 +24,16 @@ import (
 //   - With a server in this process (InProcessServer) the sockets block
 //     through the runtime (ioBlocking), leaving the server Ps to answer with.
 //   - Above BlockingIO's limit the sessions wait in Go's netpoller (ioPoller).
+//
+// Runs started at once as parts of one load call it once for all of their
+// threads first: a ctx that already has its sockets chosen is returned as
+// it is, so the parts neither decide on their own share nor change
+// GOMAXPROCS (which stops the world, and waits for every worker blocked
+// out of the scheduler's sight) while the others run.
 func ForWorkers(ctx context.Context, threads, spare int) (context.Context, func()) {
+	if _, chosen := ctx.Value(ioModeKey{}).(ioMode); chosen {
+		return ctx, func() {}
+	}
 	switch {
 	case !BlockingIO(threads):
 		return withIOMode(ctx, ioPoller), func() {}

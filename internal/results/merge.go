@@ -461,8 +461,9 @@ func (b *bucket) addRow(r Interval) {
 	t.ReconnectsPerS += r.ReconnectsPerS
 }
 
-// rowsByEnd finds a part's intervals.csv row by its interval's end: the
-// row's time is rounded to the millisecond, the log's end truncated.
+// rowsByEnd finds a part's intervals.csv row by its interval's end, each
+// row once: the row's time is rounded to the millisecond, the log's end
+// truncated, so a row may sit a millisecond either side.
 func rowsByEnd(rows []Interval) func(end time.Duration) (Interval, bool) {
 	byMS := make(map[int64]Interval, len(rows))
 	for _, r := range rows {
@@ -472,6 +473,7 @@ func rowsByEnd(rows []Interval) func(end time.Duration) (Interval, bool) {
 		ms := end.Milliseconds()
 		for _, k := range []int64{ms, ms + 1, ms - 1} {
 			if r, ok := byMS[k]; ok {
+				delete(byMS, k)
 				return r, true
 			}
 		}

@@ -161,6 +161,15 @@ func Check(t *testing.T, s Snippet, r Result) {
 	if r.Err == nil {
 		t.Fatalf("want error %q, the plan succeeded", s.WantError)
 	}
+	// Bad input a builtin refuses (exit 2) carries the plan position of
+	// the call in its message instead of a backtrace.
+	var usage *runner.UsageError
+	if errors.As(r.Err, &usage) {
+		if !strings.Contains(usage.Msg, s.WantError) || !strings.Contains(usage.Msg, s.WantTrace) {
+			t.Errorf("usage error %q does not contain %q and %q", usage.Msg, s.WantError, s.WantTrace)
+		}
+		return
+	}
 	var evalErr *starlark.EvalError
 	if !errors.As(r.Err, &evalErr) {
 		t.Fatalf("want a Starlark error, got %T: %v", r.Err, r.Err)
