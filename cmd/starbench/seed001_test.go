@@ -1,0 +1,67 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+)
+
+// Seed 001's procedure, three sysbench processes against three servers,
+// is one step per workload: run here against three private MariaDB
+// servers, each step keeps the three loads as parts, each on its own
+// server, and its result is their sum.
+func TestSeed001PlanRunsAgainstThreeServers(t *testing.T) {
+	sandboxtest.Require(t)
+	out := outDir(t)
+	r := starbench(t, nil, "run", "plans/seed001_tidb305_three_sysbench.star", "-o", out,
+		"--target", "tidb1=sandbox:mariadb", "--target", "tidb2=sandbox:mariadb", "--target", "tidb3=sandbox:mariadb",
+		"-p", "shared_storage=false", "-p", "tables=2", "-p", "table_size=500", "-p", "threads=2", "-p", "time=2s",
+		"-p", "warmup=1s", "-p", "report_interval=1s", "-p", "workloads=oltp_point_select,oltp_write_only")
+	expect(t, r, 0, "3 sysbench loads at once (2 threads each)", "oltp_point_select  6", "oltp_write_only    6")
+	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-oltp_*"))
+	if len(steps) != 2 {
+		t.Fatalf("step folders: %v", steps)
+	}
+	for _, dir := range steps {
+		merged, err := results.ReadSummary(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events int64
+		targets := map[string]bool{}
+		for _, p := range merged.Parts {
+			s, err := results.ReadSummary(filepath.Join(dir, p.Dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			events += s.Events
+			targets[s.Target] = true
+			if s.Threads != 2 || s.Tags["server"] == "" || s.WarmupSeconds != 1 {
+				t.Errorf("%s: threads %d tags %v warmup %v", p.Dir, s.Threads, s.Tags, s.WarmupSeconds)
+			}
+		}
+		if len(merged.Parts) != 3 || len(targets) != 3 || merged.Events != events || events == 0 || merged.Threads != 6 {
+			t.Errorf("%s: %d parts on %d servers, merged events %d (parts %d), threads %d", dir, len(merged.Parts), len(targets), merged.Events, events, merged.Threads)
+		}
+	}
+	expect(t, starbench(t, nil, "report", out, "--parts"), 0, "3 oltp_write_only-t2")
+}
+
+// The plan's dry run lists each workload's step with the three sysbench
+// command lines, one per server, with the report's sizes.
+func TestSeed001PlanDryRun(t *testing.T) {
+	r := starbench(t, nil, "check", "plans/seed001_tidb305_three_sysbench.star",
+		"--target", "tidb1=root@tcp(10.0.1.1:4000)/sbtest", "--target", "tidb2=root@tcp(10.0.1.2:4000)/sbtest", "--target", "tidb3=root@tcp(10.0.1.3:4000)/sbtest")
+	expect(t, r, 0, "OK", "bench.together", "3 loads at once for 5m0s, reporting every 10s",
+		"sysbench oltp_read_write --mysql-db=sbtest --profile=master --table_size=40000000 --tables=32 --threads=32 prepare",
+		"[3 oltp_update_non_index-t128] sysbench oltp_update_non_index --mysql-db=sbtest --profile=master --report_interval=10 --table_size=40000000 --tables=32 --threads=128 --time=300 --warmup_time=60 run")
+	if n := strings.Count(r.stdout, "bench.together"); n != 7 {
+		t.Errorf("%d together steps listed, want 7 (one per workload)", n)
+	}
+	if n := strings.Count(r.stdout, "sysbench.prepare"); n != 1 {
+		t.Errorf("%d prepares listed, want 1 (the servers share one cluster)", n)
+	}
+}
