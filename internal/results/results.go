@@ -11,7 +11,9 @@
 //	    summary.json         Summary: counts, rates, latency percentiles, options, tags, status
 //	    intervals.csv        Interval rows, one per report interval
 //	    latency.hlog         the interval latency histograms, HdrHistogram log format, µs
+//	                         (kinds' tagged kind:NAME, service times under a rate tagged service)
 //	    output.txt           what the step printed, in sysbench's layout
+//	    parts/<k>-<name>/    a merged step's parts (bench.together, starbench merge), each a step folder
 //	DIR/steps/<id>.json      a step result too large for its journal line
 //	DIR/files/...            what the plan saved (save()), listed in the manifest's files
 //	DIR/report.md, .html     the reports written at the end of a run
