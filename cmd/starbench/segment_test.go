@@ -151,3 +151,44 @@ func TestSegmentsThenMerge(t *testing.T) {
 		t.Error("a password in a folder name")
 	}
 }
+
+// A resumed run replays a completed together step (its merged result and
+// parts) instead of running its loads again.
+func TestResumeReplaysATogetherStep(t *testing.T) {
+	m, admin := serverWith(t)
+	plan := filepath.Join(t.TempDir(), "plan.star")
+	os.WriteFile(plan, []byte(`
+def main(p):
+    conn = db.connect()
+    sysbench.prepare(conn, table_size = 200, if_exists = "drop")
+    r = bench.together([sysbench.part(conn, "oltp_point_select", threads = 1, table_size = 200) for i in range(2)], time = "1s")
+    print("together events %d in %s, parts %s" % (r.events, r.dir, [p.dir for p in r.parts]))
+    print("needed has %d rows" % len(conn.query("SELECT * FROM needed")))
+`), 0o644)
+	out := outDir(t)
+	first := starbench(t, nil, "run", plan, "--out", out, "--target", m.DSN())
+	expect(t, first, 1, "needed' doesn't exist")
+	line := func(r cliResult) string {
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(l, "together events ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if line(first) == "" || !strings.Contains(line(first), "parts/2-oltp_point_select-t1") {
+		t.Fatalf("first run's line: %q", line(first))
+	}
+	selects := globalStatus(t, m, "Com_stmt_execute")
+	if _, err := admin.Exec(context.Background(), "CREATE TABLE "+m.Database+".needed (id INT)"); err != nil {
+		t.Fatal(err)
+	}
+	second := starbench(t, nil, "run", "--resume", out, "--target", m.DSN())
+	expect(t, second, 0, "needed has 0 rows", "(completed)")
+	if line(second) != line(first) {
+		t.Errorf("the resumed run's together result %q, the first run's %q", line(second), line(first))
+	}
+	if got := globalStatus(t, m, "Com_stmt_execute"); got-selects > 10 {
+		t.Errorf("the together step ran again on resume: %d statements executed", got-selects)
+	}
+}
