@@ -435,14 +435,16 @@ func mergeIntervals(in []*mergeInput, sum *Summary) ([]Interval, []LatencyInterv
 	return rows, lat
 }
 
+// add merges a part's interval histogram into the bucket's; the first of
+// a tag becomes the bucket's own (the parts' histograms are read for the
+// merge alone).
 func (b *bucket) add(tag string, h *hdr.Histogram) {
-	m, ok := b.hists[tag]
-	if !ok {
-		m = emptyLike(h)
-		b.hists[tag] = m
-		b.tags = append(b.tags, tag)
+	if m, ok := b.hists[tag]; ok {
+		m.Merge(h)
+		return
 	}
-	m.Merge(h)
+	b.hists[tag] = h
+	b.tags = append(b.tags, tag)
 }
 
 func (b *bucket) addRow(r Interval) {

@@ -15,7 +15,7 @@ import (
 // synthPart writes a step folder of a part that recorded values (µs) in
 // intervals of one second from start, with a kind's histogram and a
 // service histogram beside each interval, and returns the values.
-func synthPart(t *testing.T, dir, workload string, start time.Time, threads int, seed uint64, intervals int) []int64 {
+func synthPart(t testing.TB, dir, workload string, start time.Time, threads int, seed uint64, intervals int) []int64 {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	var all []int64
@@ -152,5 +152,24 @@ func TestMergeRefusesUnlikeParts(t *testing.T) {
 	}
 	if _, err := results.Merge([]results.MergePart{{Name: "1", Dir: filepath.Join(root, "none")}}, results.MergeOptions{}); !errors.Is(err, results.ErrNotResults) {
 		t.Errorf("a missing folder: want ErrNotResults, got %v", err)
+	}
+}
+
+// BenchmarkMerge merges three parts of 300 one-second intervals, each
+// with a kind's and a service histogram beside it (a 5-minute TPC-C
+// step under a rate, three times).
+func BenchmarkMerge(b *testing.B) {
+	root := b.TempDir()
+	var parts []results.MergePart
+	for i := range 3 {
+		dir := filepath.Join(root, string(rune('a'+i)))
+		synthPart(b, dir, "tpcc", time.Now(), 8, uint64(i+1), 300)
+		parts = append(parts, results.MergePart{Name: string(rune('a' + i)), Dir: dir})
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := results.Merge(parts, results.MergeOptions{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
