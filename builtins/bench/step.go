@@ -29,6 +29,7 @@ type Step struct {
 	Options    map[string]any    // the family's options, kept in the summary
 	Target     string            // where it ran (password redacted), kept in the summary
 	Segment    string            // "i/n" when the step is a segment of a load, kept in the summary
+	OpenLoop   bool              // the run has a rate: its scheduler wants a P of its own (RunTogether)
 
 	// Annotate, when set, adds the family's own figures to the summary
 	// (TPC-C's tpmC) before it is written.

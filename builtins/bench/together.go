@@ -62,13 +62,15 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	threads := 0
+	threads, spare := 0, 0
 	for _, p := range t.Parts {
 		threads += p.Step.Threads
+		if p.Step.OpenLoop {
+			spare = 1 // as Run gives an open-loop run: for the schedulers
+		}
 	}
-	// The sockets are chosen, and Ps reserved, for all parts at once, with
-	// one spare P for the parts' tickers and any open-loop schedulers.
-	ctx, release := mysqlconn.ForWorkers(ctx, threads, 1)
+	// The sockets are chosen, and Ps reserved, for all parts at once.
+	ctx, release := mysqlconn.ForWorkers(ctx, threads, spare)
 	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

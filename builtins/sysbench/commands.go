@@ -363,7 +363,7 @@ func (wl *Workload) Step(conn bench.Connector, seed int64, toolLabel string, seg
 			return Run(ctx, conn, wl, RunOptions{Seed: seed, Printer: p, Sinks: sinks, Segment: seg})
 		},
 		Workload: wl.Script.Name, Threads: seg.Threads(o.Threads), Total: float64(o.Time),
-		Percentile: o.Percentile, Seed: seed, Options: o.Map(), Segment: seg.String(),
+		Percentile: o.Percentile, Seed: seed, Options: o.Map(), Segment: seg.String(), OpenLoop: o.Rate > 0,
 	}
 }
 

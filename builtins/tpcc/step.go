@@ -78,7 +78,7 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 			return res, err
 		},
 		Workload: "tpcc", Threads: o.Segment.Threads(o.Threads), Total: o.Time.Seconds(), Percentile: 95, Seed: o.Seed,
-		Segment: o.Segment.String(),
+		Segment: o.Segment.String(), OpenLoop: o.Rate > 0,
 		Options: map[string]any{
 			"warehouses": warehouses, "threads": o.Threads, "time": o.Time.Seconds(), "count": o.Count,
 			"interval": interval.Seconds(), "weights": wl.opts.Weights[:], "wait": wl.opts.Wait, "rate": o.Rate,
