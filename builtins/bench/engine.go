@@ -10,7 +10,10 @@
 // through the small Workload and Worker interfaces, and reach the database
 // through the Session and Stmt interfaces (session.go), with LocalLoader,
 // ContextBinder and Interrupter as optional extras; faults.go classifies
-// errors, and RunStep (step.go) turns a run into a step folder. Sessions
+// errors, and RunStep (step.go) turns a run into a step folder;
+// RunTogether (together.go) runs several such steps at once on one
+// barrier and merges their folders, and Segment (segment.go) slices a
+// load for runs on several machines. Sessions
 // come from a Connector: SQLConnector opens them on starbench's MySQL
 // transport, internal/mysqlconn, which owns the sockets, the driver and the
 // binary protocol; Run asks it once per run which sockets its workers use

@@ -209,9 +209,26 @@ func runTogether(h runner.Host, s *runner.Step, builtin, name string, loads []*L
 	return Record{Dir: rel, Summary: sum}, nil
 }
 
-// SummaryValue is a benchmark step's summary as a plan sees it: what
-// sysbench.run returns, and for a merged step its parts.
+// SummaryValue is a merged step's summary as a plan sees it: what
+// SummaryFields gives, its status and its parts.
 func SummaryValue(s *results.Summary, dir string, placeholder bool) starlark.Value {
+	var parts []starlark.Value
+	for _, p := range s.Parts {
+		parts = append(parts, starlarkstruct.FromStringDict(starlark.String("part"), starlark.StringDict{
+			"name": starlark.String(p.Name), "dir": starlark.String(p.Dir), "workload": starlark.String(p.Workload),
+			"target": starlark.String(p.Target), "status": starlark.String(p.Status), "error": starlark.String(p.Error),
+		}))
+	}
+	fields := SummaryFields(s, dir, placeholder)
+	fields["status"], fields["parts"] = starlark.String(s.Status), starlark.NewList(parts)
+	return starlarkstruct.FromStringDict(starlark.String("bench_result"), fields)
+}
+
+// SummaryFields are the figures of a benchmark step every run builtin
+// returns to the plan: workload, threads, tags, tps, qps, events, queries,
+// reads, writes, others, errors (and by code and by kind), reconnects,
+// seconds, latency (LatencyValue), dir and placeholder.
+func SummaryFields(s *results.Summary, dir string, placeholder bool) starlark.StringDict {
 	dict := func(m map[string]int64) *starlark.Dict {
 		d := starlark.NewDict(len(m))
 		for k, n := range m {
@@ -223,14 +240,7 @@ func SummaryValue(s *results.Summary, dir string, placeholder bool) starlark.Val
 	for k, v := range s.Tags {
 		_ = tags.SetKey(starlark.String(k), starlark.String(v))
 	}
-	var parts []starlark.Value
-	for _, p := range s.Parts {
-		parts = append(parts, starlarkstruct.FromStringDict(starlark.String("part"), starlark.StringDict{
-			"name": starlark.String(p.Name), "dir": starlark.String(p.Dir), "workload": starlark.String(p.Workload),
-			"target": starlark.String(p.Target), "status": starlark.String(p.Status), "error": starlark.String(p.Error),
-		}))
-	}
-	return starlarkstruct.FromStringDict(starlark.String("bench_result"), starlark.StringDict{
+	return starlark.StringDict{
 		"workload":       starlark.String(s.Workload.Name),
 		"threads":        starlark.MakeInt(s.Threads),
 		"tags":           tags,
@@ -247,11 +257,9 @@ func SummaryValue(s *results.Summary, dir string, placeholder bool) starlark.Val
 		"reconnects":     starlark.MakeInt64(s.Reconnects),
 		"seconds":        starlark.Float(s.Seconds),
 		"latency":        LatencyValue(s.Latency),
-		"status":         starlark.String(s.Status),
 		"dir":            starlark.String(dir),
-		"parts":          starlark.NewList(parts),
 		"placeholder":    starlark.Bool(placeholder),
-	})
+	}
 }
 
 // LatencyValue is a latency summary as a plan sees it: min, avg, max, sum

@@ -525,58 +525,12 @@ func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c
 	return runner.Outcome{Value: resultValue(rec.Summary, rec.Dir, false), Record: rec}, nil
 }
 
-// resultValue is what sysbench.run returns to the plan.
+// resultValue is what sysbench.run returns to the plan: a step's figures
+// (benchstar.SummaryFields) with late and dropped (under rate=).
 func resultValue(s *results.Summary, dir string, placeholder bool) starlark.Value {
-	byCode := starlark.NewDict(len(s.ErrorsByCode))
-	for code, n := range s.ErrorsByCode {
-		_ = byCode.SetKey(starlark.String(code), starlark.MakeInt64(n))
-	}
-	byKind := starlark.NewDict(len(s.ErrorsByKind))
-	for kind, n := range s.ErrorsByKind {
-		_ = byKind.SetKey(starlark.String(kind), starlark.MakeInt64(n))
-	}
-	tags := starlark.NewDict(len(s.Tags))
-	for k, v := range s.Tags {
-		_ = tags.SetKey(starlark.String(k), starlark.String(v))
-	}
-	pcts := starlark.NewDict(len(s.Latency.Percentiles))
-	lat := starlark.StringDict{
-		"min": starlark.Float(s.Latency.MinMS), "avg": starlark.Float(s.Latency.AvgMS),
-		"max": starlark.Float(s.Latency.MaxMS), "sum": starlark.Float(s.Latency.SumMS),
-	}
-	for k, v := range s.Latency.Percentiles {
-		_ = pcts.SetKey(starlark.String(k), starlark.Float(v))
-		lat["p"+strings.ReplaceAll(k, ".", "")] = starlark.Float(v)
-	}
-	for _, p := range results.SummaryPercentiles {
-		name := "p" + strings.ReplaceAll(results.PercentileKey(p), ".", "")
-		if _, ok := lat[name]; !ok {
-			lat[name] = starlark.Float(0)
-		}
-	}
-	lat["percentiles"] = pcts
-	return starlarkstruct.FromStringDict(starlark.String("sysbench_result"), starlark.StringDict{
-		"workload":       starlark.String(s.Workload.Name),
-		"threads":        starlark.MakeInt(s.Threads),
-		"tags":           tags,
-		"tps":            starlark.Float(s.TPS),
-		"qps":            starlark.Float(s.QPS),
-		"events":         starlark.MakeInt64(s.Events),
-		"queries":        starlark.MakeInt64(s.Queries),
-		"reads":          starlark.MakeInt64(s.Reads),
-		"writes":         starlark.MakeInt64(s.Writes),
-		"others":         starlark.MakeInt64(s.Others),
-		"errors":         starlark.MakeInt64(s.Errors),
-		"errors_by_code": byCode,
-		"errors_by_kind": byKind,
-		"late":           starlark.MakeInt64(s.Late),
-		"dropped":        starlark.MakeInt64(s.Dropped),
-		"reconnects":     starlark.MakeInt64(s.Reconnects),
-		"seconds":        starlark.Float(s.Seconds),
-		"latency":        starlarkstruct.FromStringDict(starlark.String("latency"), lat),
-		"dir":            starlark.String(dir),
-		"placeholder":    starlark.Bool(placeholder),
-	})
+	fields := benchstar.SummaryFields(s, dir, placeholder)
+	fields["late"], fields["dropped"] = starlark.MakeInt64(s.Late), starlark.MakeInt64(s.Dropped)
+	return starlarkstruct.FromStringDict(starlark.String("sysbench_result"), fields)
 }
 
 func prewarm(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
