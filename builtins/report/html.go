@@ -61,7 +61,8 @@ func WriteHTML(w io.Writer, runs []*Run) error {
 	}
 	benchmarks := Benchmarks(runs)
 	p.Empty = len(benchmarks) == 0
-	tables := WorkloadTables(benchmarks)
+	// The page shows each merged step's parts under it (a row each).
+	tables := ReportOptions{Parts: true}.WorkloadTables(benchmarks)
 	for i, wl := range workloads(benchmarks) {
 		sec := section{Title: wl, Tables: []Table{tables[i]}}
 		sec.Charts = threadCharts(wl, benchmarks)

@@ -341,3 +341,17 @@ func TestComparePartsByNumber(t *testing.T) {
 		t.Errorf("legend %q", c.Legend())
 	}
 }
+
+// The HTML page shows a merged step's parts as rows under it.
+func TestHTMLShowsParts(t *testing.T) {
+	r := loadRun(t, partsRun(t, "a", []partSpec{{"p1", 2, 100, 5, false}, {"p2", 4, 300, 10, false}}))
+	var page bytes.Buffer
+	if err := WriteHTML(&page, []*Run{r}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">part<", ">1 p1<", ">2 p2<", ">300.00<"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ A step of several loads run at once (bench.together, or 'starbench merge') is on
 merged result. --parts adds after it a row per part with the part's own threads, tps, qps,
 latencies and errors (a "part" column names it: number and name; a part that did not start
 shows its status and error); in CSV a "part" column, empty on the steps' rows. JSON always
-includes each step's parts and their summaries.
+includes each step's parts and their summaries, and the HTML page always shows the part rows.
 
 Every 'starbench run' also writes report.md and report.html into its folder.
 A missing, truncated or foreign folder exits 2.`,
@@ -63,7 +63,7 @@ A missing, truncated or foreign folder exits 2.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text, markdown, json, csv or html")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of standard output")
-	cmd.Flags().BoolVar(&opts.Parts, "parts", false, "after a merged step's row, a row per part (text, markdown, csv)")
+	cmd.Flags().BoolVar(&opts.Parts, "parts", false, "after a merged step's row, a row per part (text, markdown, csv; html always has them)")
 	return cmd
 }
 
