@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
@@ -63,6 +65,34 @@ func TestTPCCCommandLines(t *testing.T) {
 		}
 	}
 	expect(t, starbench(t, nil, "report", out), 0, "tpcc")
+
+	// The same run in two segments at once, merged: one thread and 100
+	// transactions each, the transactions by kind summed.
+	segs := []string{filepath.Join(t.TempDir(), "seg1"), filepath.Join(t.TempDir(), "seg2")}
+	var wg sync.WaitGroup
+	for i, dir := range segs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := tpcc("-D", "tpcc", "--warehouses", "1", "-T", "2", "--count", "200", "--interval", "1s", "--seed", "7",
+				"--segment", fmt.Sprintf("%d/2", i+1), "--out", dir, "run")
+			expect(t, r, 0, fmt.Sprintf("1 threads (segment %d/2 of 2)", i+1))
+		}()
+	}
+	wg.Wait()
+	merged := filepath.Join(t.TempDir(), "merged")
+	expect(t, starbench(t, nil, "merge", "-o", merged, segs[0], segs[1]), 0, "merged 2 parts: 2 threads, 200 events")
+	sum, err := results.ReadSummary(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds int64
+	for _, k := range sum.Kinds {
+		kinds += k.Events
+	}
+	if sum.Events != 200 || kinds != 200 || sum.Metrics["tpmC"] == 0 || sum.Metrics["efficiency"] != 0 {
+		t.Errorf("merged segments: events %d, by kind %d, metrics %v", sum.Events, kinds, sum.Metrics)
+	}
 
 	// A district whose next order id moved breaks condition 3.3.2.2 (exit 1).
 	if _, err := c.Exec(ctx, "UPDATE tpcc.district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = 1 AND d_id = 3"); err != nil {
