@@ -143,10 +143,13 @@ const (
 	MetricP95 Metric = "p95"
 	MetricP99 Metric = "p99"
 	MetricMax Metric = "max"
+	// MetricTpmC is TPC-C's New-Order transactions a minute (its
+	// summaries' metrics), 0 for other workloads.
+	MetricTpmC Metric = "tpmc"
 )
 
 // Metrics lists them in display order.
-var Metrics = []Metric{MetricTPS, MetricQPS, MetricAvg, MetricP95, MetricP99, MetricMax}
+var Metrics = []Metric{MetricTPS, MetricQPS, MetricAvg, MetricP95, MetricP99, MetricMax, MetricTpmC}
 
 // ParseMetric accepts a metric name.
 func ParseMetric(s string) (Metric, error) {
@@ -163,11 +166,14 @@ func ParseMetric(s string) (Metric, error) {
 }
 
 // HigherIsBetter says which way a metric improves.
-func (m Metric) HigherIsBetter() bool { return m == MetricTPS || m == MetricQPS }
+func (m Metric) HigherIsBetter() bool { return m == MetricTPS || m == MetricQPS || m == MetricTpmC }
 
 // Unit is the metric's unit for labels.
 func (m Metric) Unit() string {
-	if m.HigherIsBetter() {
+	switch {
+	case m == MetricTpmC:
+		return "/min"
+	case m.HigherIsBetter():
 		return "/s"
 	}
 	return "ms"
@@ -189,6 +195,8 @@ func (b *Benchmark) Value(m Metric) float64 {
 		return s.Latency.Percentiles["99"]
 	case MetricMax:
 		return s.Latency.MaxMS
+	case MetricTpmC:
+		return s.Metrics["tpmC"]
 	}
 	return 0
 }

@@ -225,3 +225,24 @@ func TestNiceScale(t *testing.T) {
 		}
 	}
 }
+
+// TPC-C steps compare on tpmC (their summaries' metric), higher being
+// better, and thresholds take it.
+func TestCompareOnTpmC(t *testing.T) {
+	r := &Run{Name: "run"}
+	for v, tpmc := range map[string]float64{"v4.0": 1000, "v5.0": 1360} {
+		b := bm(r, "tpcc", 64, tpmc/30, 50, map[string]string{"version": v})
+		b.Summary.Metrics = map[string]float64{"tpmC": tpmc}
+	}
+	m, err := ParseMetric("tpmC")
+	if err != nil || !m.HigherIsBetter() || m.Unit() != "/min" {
+		t.Fatalf("metric %q %v", m, err)
+	}
+	c, err := Compare([]*Run{r}, CompareOptions{By: "version", Baseline: "v4.0", Metric: m, Thresholds: []Threshold{mustThreshold(t, "tpmc<-5%")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Rows) != 1 || math.Abs(c.Rows[0].Cells[1].Change-36) > 1e-9 || c.Rows[0].Cells[1].Stats.Mean != 1360 || len(c.Violations) != 0 {
+		t.Errorf("rows %+v, violations %v", c.Rows, c.Violations)
+	}
+}

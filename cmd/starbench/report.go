@@ -138,7 +138,7 @@ type compareFlags struct {
 func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.by, "by", "", "tag whose values are the contenders (default: each folder is one)")
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "contender to compare against (default: the first)")
-	cmd.Flags().StringVar(&f.metric, "metric", "tps", "tps, qps, avg, p95, p99 or max")
+	cmd.Flags().StringVar(&f.metric, "metric", "tps", "tps, qps, avg, p95, p99, max, or tpmc (TPC-C's New-Order transactions a minute)")
 	cmd.Flags().StringArrayVar(&f.failIf, "fail-if", nil, "exit 3 when crossed, e.g. 'tps<-5%' or 'p99>+10%'; repeatable")
 	cmd.Flags().StringVar(&f.format, "format", "text", "text, markdown, html or json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
@@ -148,7 +148,7 @@ func (f *compareFlags) register(cmd *cobra.Command) {
 func (a *app) compareCommand() *cobra.Command {
 	var f compareFlags
 	cmd := &cobra.Command{
-		Use:   "compare DIR... [--by TAG] [--baseline VALUE] [--metric tps|qps|avg|p95|p99|max] [--fail-if 'tps<-5%']... [--parts]",
+		Use:   "compare DIR... [--by TAG] [--baseline VALUE] [--metric tps|qps|avg|p95|p99|max|tpmc] [--fail-if 'tps<-5%']... [--parts]",
 		Short: "Compare runs: % change per step vs a baseline, with noise estimates and CI thresholds",
 		Long: `Compare matches benchmark steps across results folders by workload, threads and tags (apart
 from the reserved tag "round" and the --by tag) and shows each contender's value and its change

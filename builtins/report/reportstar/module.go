@@ -38,7 +38,7 @@ var Doc = runner.ModuleDoc{
 			Doc: "Compares the steps by the values of tag `by` (e.g. \"version\") against `baseline` (default: the first value), " +
 				"matching workload, threads and the other tags; repeats (tag round) give noise estimates. Writes NAME.md and " +
 				"NAME.html and returns a struct: text (Markdown), violations (the fail_if thresholds crossed, as strings, e.g. " +
-				"for fail(...)), contenders."},
+				"for fail(...)), contenders. metric is tps, qps, avg, p95, p99, max or tpmc (TPC-C's New-Order transactions a minute)."},
 	},
 }
 
