@@ -144,7 +144,14 @@ func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 			}
 			return runner.Outcome{Value: loadValue(res, false), Record: res}, nil
 		},
-		Placeholder: func(*runner.Step) starlark.Value { return loadValue(&tpcc.LoadResult{}, true) },
+		Placeholder: func(*runner.Step) starlark.Value {
+			// The layout's tables, so that a dry run can list what follows (ANALYZE of each).
+			res := &tpcc.LoadResult{}
+			for _, t := range o.Layout.Tables() {
+				res.Tables = append(res.Tables, o.Layout.Table(t))
+			}
+			return loadValue(res, true)
+		},
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			var res tpcc.LoadResult
 			err := json.Unmarshal(raw, &res)

@@ -65,3 +65,22 @@ func TestSeed001PlanDryRun(t *testing.T) {
 		t.Errorf("%d prepares listed, want 1 (the servers share one cluster)", n)
 	}
 }
+
+// Seed 002's plan: two clusters deployed in turn, BenchmarkSQL's tables
+// loaded with 5000 warehouses and analyzed, one TPC-C run per terminals
+// level on them, v5.0's global variables only on v5.0, compared on tpmC.
+func TestSeed002PlanDryRun(t *testing.T) {
+	r := starbench(t, nil, "check", "plans/seed002_tidb_tpcc_v50_vs_v40.star", "-p", "terminals=50,100")
+	expect(t, r, 0, "OK",
+		"tiup cluster deploy tpcc-v4-0-12 v4.0.12", "tiup cluster deploy tpcc-v5-0-0 v5.0.0",
+		"starbench tpcc --layout benchmarksql -D tpcc --warehouses 5000 -T 32 prepare",
+		"ANALYZE TABLE bmsql_item, bmsql_warehouse, bmsql_district, bmsql_customer, bmsql_history, bmsql_new_order, bmsql_oorder, bmsql_order_line, bmsql_stock, bmsql_config (database tpcc)",
+		"starbench tpcc --layout benchmarksql -D tpcc --warehouses 5000 -T 100 --time 30m0s --interval 10s run",
+		"tiup cluster destroy tpcc-v5-0-0 --yes", "compare tpmc by version")
+	for text, want := range map[string]int{"tpcc.run ": 4, "tpcc.prepare ": 2, "SET GLOBAL tidb_hashagg_final_concurrency = 1": 2,
+		"SET GLOBAL tidb_enable_async_commit = 1": 1, "... 3 more statements": 1} {
+		if n := strings.Count(r.stdout, text); n != want {
+			t.Errorf("%q listed %d times, want %d", text, n, want)
+		}
+	}
+}
