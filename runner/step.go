@@ -194,7 +194,7 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 		}
 	}
 	if r.opts.DryRun {
-		r.listStep(StepSummary{ID: s.id, Builtin: s.info.Builtin, Text: r.redact(s.info.Text), Pos: s.pos, Handle: s.info.Handle})
+		r.listStep(StepSummary{ID: s.id, Builtin: s.info.Builtin, Text: r.redact(s.info.Text), Pos: s.pos, Handle: s.info.Handle, Args: s.info.Args})
 		out := Outcome{Value: starlark.None}
 		if placeholder != nil {
 			out.Value = placeholder(s)
@@ -294,6 +294,7 @@ type StepSummary struct {
 	Text    string
 	Pos     string
 	Handle  string
+	Args    map[string]any // as the journal would record them (secrets not masked: for tests)
 }
 
 // threadSteps is the step numbering state of one Starlark thread.

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/internal/testutil/tiupstub"
+	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/stdlib"
 )
 
 // Seed 001's procedure, three sysbench processes against three servers,
@@ -57,7 +63,7 @@ func TestSeed001PlanDryRun(t *testing.T) {
 		"--target", "tidb1=root@tcp(10.0.1.1:4000)/sbtest", "--target", "tidb2=root@tcp(10.0.1.2:4000)/sbtest", "--target", "tidb3=root@tcp(10.0.1.3:4000)/sbtest")
 	expect(t, r, 0, "OK", "bench.together", "3 loads at once for 5m0s, reporting every 10s",
 		"sysbench oltp_read_write --mysql-db=sbtest --profile=master --table_size=40000000 --tables=32 --threads=32 prepare",
-		"[3 oltp_update_non_index-t128] sysbench oltp_update_non_index --mysql-db=sbtest --profile=master --report_interval=10 --table_size=40000000 --tables=32 --threads=128 --time=300 --warmup_time=60 run")
+		"[3 oltp_update_non_index-t128] on root@tcp(10.0.1.3:4000)/sbtest?timeout=10s: sysbench oltp_update_non_index --mysql-db=sbtest --profile=master --report_interval=10 --table_size=40000000 --tables=32 --threads=128 --time=300 --warmup_time=60 run")
 	if n := strings.Count(r.stdout, "bench.together"); n != 7 {
 		t.Errorf("%d together steps listed, want 7 (one per workload)", n)
 	}
@@ -106,5 +112,83 @@ func TestSeed004PlanDryRun(t *testing.T) {
 	}
 	if strings.Contains(r.stdout+r.stderr, ":pw@") {
 		t.Error("the password is printed")
+	}
+}
+
+// Seed 000's plan: each of the report's seven set-ups is a cluster whose
+// topology tiup would take (checked by the tiup stand-in's parser, which
+// keeps tiup's strict keys and port-conflict checks): two TiKV a machine
+// on their NVMe disks, bound to NUMA nodes in the last set-up, two TiDB on
+// one machine on two ports; with several TiDB servers each level is one
+// together step of one sysbench per server.
+func TestSeed000PlanDryRun(t *testing.T) {
+	res := dryRun(t, "../../plans/seed000_tidb_numa_topologies.star", "threads=150,300", "workloads=oltp_point_select")
+	topologies := topologiesOf(res)
+	together, runs := 0, 0
+	for _, s := range res.Steps {
+		switch s.Builtin {
+		case "bench.together":
+			together++
+			if !strings.Contains(s.Text, "[2 oltp_point_select-t") {
+				t.Errorf("together step: %s", s.Text)
+			}
+		case "sysbench.run":
+			runs++
+		}
+	}
+	// 7 set-ups; 3 with one TiDB (a run a level), 4 with several (a together step a level).
+	if len(topologies) != 7 || runs != 3*2 || together != 4*2 {
+		t.Fatalf("%d topologies, %d runs, %d together steps", len(topologies), runs, together)
+	}
+	checkTopologies(t, topologies)
+	if !strings.Contains(topologies[3], "port: 4001") || strings.Contains(topologies[5], "numa_node") || !strings.Contains(topologies[6], "numa_node: \"1\"") ||
+		!strings.Contains(topologies[6], "data_dir: /nvme1/tidb-data/tikv-20161") {
+		t.Errorf("topologies:\n%s\n---\n%s", topologies[3], topologies[6])
+	}
+}
+
+// dryRun evaluates a plan in dry-run mode in this process, so that a test
+// can read its steps' arguments.
+func dryRun(t *testing.T, plan string, params ...string) *runner.Result {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := runner.Evaluate(context.Background(), runner.Options{PlanFile: plan, DryRun: true, Predeclared: builtins.Predeclared(),
+		Stdlib: stdlib.FS, Stdout: &out, Stderr: &out, Params: params})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	return res
+}
+
+// topologiesOf are the tiup topology files a dry run writes.
+func topologiesOf(res *runner.Result) []string {
+	var out []string
+	for _, s := range res.Steps {
+		if path, _ := s.Args["path"].(string); s.Builtin == "ssh.write_file" && strings.HasSuffix(path, "topology.yaml") {
+			out = append(out, s.Args["content"].(string))
+		}
+	}
+	return out
+}
+
+// checkTopologies fails for a topology tiup would refuse (the tiup
+// stand-in's parser keeps tiup's strict keys and port-conflict checks).
+func checkTopologies(t *testing.T, topologies []string) {
+	t.Helper()
+	for i, text := range topologies {
+		if _, err := tiupstub.ParseTopology([]byte(text)); err != nil {
+			t.Errorf("topology %d: tiup would refuse it: %v\n%s", i+1, err, text)
+		}
+	}
+}
+
+// The TiDB seed plans deploy topologies tiup takes.
+func TestSeedPlanTopologies(t *testing.T) {
+	for plan, want := range map[string]int{"../../plans/seed002_tidb_tpcc_v50_vs_v40.star": 2, "../../plans/seed003_tidb_v520_vs_v511.star": 2} {
+		topologies := topologiesOf(dryRun(t, plan))
+		if len(topologies) != want {
+			t.Errorf("%s: %d topologies, want %d", plan, len(topologies), want)
+		}
+		checkTopologies(t, topologies)
 	}
 }

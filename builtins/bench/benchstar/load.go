@@ -16,6 +16,7 @@ type Load struct {
 	Family string // the module: "sysbench"
 	Name   string // the part's folder label: "oltp_point_select-t150"
 	Handle string // the connection handle it runs on
+	Target string // where it runs (the handle's DSN, password masked), for step lists
 	// Time is the planned duration (0: bounded by events) and Interval
 	// the report interval.
 	Time, Interval time.Duration

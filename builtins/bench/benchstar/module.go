@@ -76,7 +76,7 @@ func together(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	text := fmt.Sprintf("%d loads at once for %v, reporting every %v, on_part_failure=%s", len(loads), loads[0].Time, loads[0].Interval, onFailure)
 	var partArgs []map[string]any
 	for k, l := range loads {
-		text += fmt.Sprintf("\n  [%d %s] %s", k+1, l.Name, l.Text())
+		text += fmt.Sprintf("\n  [%d %s] on %s: %s", k+1, l.Name, l.Target, l.Text())
 		a := l.Args()
 		a["family"], a["handle"] = l.Family, l.Handle
 		partArgs = append(partArgs, a)

@@ -345,8 +345,8 @@ def main(p):
 	}
 	for _, want := range []string{
 		"2 loads at once for 5m0s, reporting every 10s",
-		"[1 oltp_point_select-t150] sysbench oltp_point_select --mysql-db=x --report_interval=10 --table_size=10000000 --tables=16 --threads=150 --time=300 run",
-		"[2 tpcc-t64] go-tpc tpcc",
+		"[1 oltp_point_select-t150] on root@tcp(127.0.0.1:1)/x?timeout=10s: sysbench oltp_point_select --mysql-db=x --report_interval=10 --table_size=10000000 --tables=16 --threads=150 --time=300 run",
+		"[2 tpcc-t64] on root@tcp(127.0.0.1:1)/x?timeout=10s: go-tpc tpcc",
 		"--warehouses 100 -T 64 --time 5m0s --interval 10s",
 	} {
 		if !strings.Contains(text, want) {

@@ -460,7 +460,7 @@ func part(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 
 // load is the call as a part of bench.together.
 func (c *call) load() *benchstar.Load {
-	l := &benchstar.Load{Family: "sysbench", Name: stepLabel(c), Handle: c.conn.ID(),
+	l := &benchstar.Load{Family: "sysbench", Name: stepLabel(c), Handle: c.conn.ID(), Target: c.conn.Display(),
 		Text: func() string { return c.commandLine("run") }, Args: c.args}
 	l.Time = time.Duration(c.opts.Time) * time.Second
 	l.Interval = time.Duration(max(c.opts.ReportInterval, 1)) * time.Second // the engine's default: one second

@@ -381,7 +381,7 @@ func part(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 	if _, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: r.warehouses, Weights: r.weights, Wait: r.wait}); err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	l := &benchstar.Load{Family: "tpcc", Name: fmt.Sprintf("tpcc-t%d", r.threads), Handle: conn.ID(), Time: r.time, Interval: r.interval,
+	l := &benchstar.Load{Family: "tpcc", Name: fmt.Sprintf("tpcc-t%d", r.threads), Handle: conn.ID(), Target: conn.Display(), Time: r.time, Interval: r.interval,
 		Text: func() string { return commandLine(conn, r.layout, "run", r.flags()...) }, Args: r.stepArgs,
 		Step: func(seed int64) (bench.Step, error) { return r.step(conn, seed) }}
 	l.SetTime = func(d time.Duration) error {
