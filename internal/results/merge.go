@@ -464,8 +464,10 @@ func (b *bucket) addRow(r Interval) {
 }
 
 // rowsByEnd finds a part's intervals.csv row by its interval's end, each
-// row once: the row's time is rounded to the millisecond, the log's end
-// truncated, so a row may sit a millisecond either side.
+// row once, the nearest within 3 ms: the row's time is rounded to the
+// millisecond, the log's end truncated to it twice (when written, and
+// when read back through floating-point seconds), so the two may differ
+// by 2 ms.
 func rowsByEnd(rows []Interval) func(end time.Duration) (Interval, bool) {
 	byMS := make(map[int64]Interval, len(rows))
 	for _, r := range rows {
@@ -473,7 +475,7 @@ func rowsByEnd(rows []Interval) func(end time.Duration) (Interval, bool) {
 	}
 	return func(end time.Duration) (Interval, bool) {
 		ms := end.Milliseconds()
-		for _, k := range []int64{ms, ms + 1, ms - 1} {
+		for _, k := range []int64{ms, ms + 1, ms - 1, ms + 2, ms - 2, ms + 3, ms - 3} {
 			if r, ok := byMS[k]; ok {
 				delete(byMS, k)
 				return r, true

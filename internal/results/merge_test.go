@@ -173,3 +173,39 @@ func BenchmarkMerge(b *testing.B) {
 		}
 	}
 }
+
+// Every intervals.csv row finds its interval in latency.hlog, whatever the
+// sub-millisecond parts of the step's start and the intervals' ends (the
+// row's time is rounded, the log's times truncated and read back through
+// floating-point seconds).
+func TestMergeKeepsEveryIntervalRow(t *testing.T) {
+	root := t.TempDir()
+	for i := range 40 {
+		start := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(i*25013) * time.Microsecond)
+		var rows []results.Interval
+		var lat []results.LatencyInterval
+		var events int64
+		for k := range 3 {
+			from := time.Duration(k)*time.Second + time.Duration(k*977+i*13)*time.Microsecond
+			to := time.Duration(k+1)*time.Second + time.Duration((k+1)*977+i*13)*time.Microsecond
+			h := hdr.New(1, 3600e6, 3)
+			h.RecordValue(1000)
+			lat = append(lat, results.LatencyInterval{Start: from, End: to, Histogram: h})
+			rows = append(rows, results.Interval{Time: to.Seconds(), Threads: 1, Events: 1, TPS: 1})
+			events++
+		}
+		sum := &results.Summary{Workload: results.Meta{Name: "w"}, Started: start, Threads: 1, Events: events, Status: results.StatusCompleted,
+			Latency: results.LatencySummary{MinMS: 1, MaxMS: 1, SumMS: 3}, IntervalSeconds: 1}
+		dir := filepath.Join(root, string(rune('a'+i)))
+		if err := results.WriteStep(dir, results.Step{Summary: sum, Intervals: rows, Latency: lat}); err != nil {
+			t.Fatal(err)
+		}
+		merged, err := results.Merge([]results.MergePart{{Name: "p", Dir: dir}}, results.MergeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(merged.Intervals) != 3 {
+			t.Errorf("start +%v: %d merged rows of 3: %+v", start.Sub(start.Truncate(time.Second)), len(merged.Intervals), merged.Intervals)
+		}
+	}
+}
