@@ -67,18 +67,7 @@ type options struct {
 }
 
 func main() {
-	opts, err := parseFlags(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench-vs-gotpc:", err)
-		os.Exit(2)
-	}
-	if err := run(opts); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-vs-gotpc:", err)
-		os.Exit(1)
-	}
+	os.Exit(benchcmp.Main("bench-vs-gotpc", os.Args[1:], os.Stderr, parseFlags, run))
 }
 
 // parseFlags reads and checks the command line; its errors are usage
@@ -115,20 +104,15 @@ is refused (exit status 2). go-tpc is looked for on PATH, then in $(go env GOPAT
 	if err := benchcmp.CheckRounds(o.rounds); err != nil {
 		return o, err
 	}
-	if o.runTime < time.Second || o.runTime%time.Second != 0 {
-		return o, fmt.Errorf("-time must be a whole number of seconds, at least 1s, not %s", o.runTime)
+	if err := benchcmp.CheckRunTime(o.runTime); err != nil {
+		return o, err
 	}
 	if o.warehouses < 1 || o.loadThreads < 1 {
 		return o, fmt.Errorf("-warehouses and -load-threads must be at least 1")
 	}
-	for _, ts := range strings.Split(threads, ",") {
-		t, err := strconv.Atoi(strings.TrimSpace(ts))
-		if err != nil || t < 1 {
-			return o, fmt.Errorf("-threads: %q is not a thread count", ts)
-		}
-		o.threads = append(o.threads, t)
-	}
-	return o, nil
+	var err error
+	o.threads, err = benchcmp.ParseThreads(threads)
+	return o, err
 }
 
 // tool is one side of the comparison.
@@ -162,7 +146,7 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	starbenchBin, err := starbenchBinary(o.starbench, work)
+	starbenchBin, err := benchcmp.StarbenchBinary(o.starbench, work)
 	if err != nil {
 		return err
 	}
@@ -222,21 +206,6 @@ func goTPCVersion(bin string) string {
 		return "(version unknown)"
 	}
 	return info.Main.Version
-}
-
-// starbenchBinary returns the starbench binary to measure: the -starbench
-// one, or else one built from ./cmd/starbench into work.
-func starbenchBinary(given, work string) (string, error) {
-	if given != "" {
-		return given, nil
-	}
-	bin := filepath.Join(work, "starbench")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/starbench")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("build starbench: %w", err)
-	}
-	return bin, nil
 }
 
 // bench is what every run of the comparison shares: the options, the

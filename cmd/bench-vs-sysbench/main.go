@@ -73,18 +73,7 @@ type options struct {
 }
 
 func main() {
-	opts, err := parseFlags(os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench-vs-sysbench:", err)
-		os.Exit(2)
-	}
-	if err := run(opts); err != nil {
-		fmt.Fprintln(os.Stderr, "bench-vs-sysbench:", err)
-		os.Exit(1)
-	}
+	os.Exit(benchcmp.Main("bench-vs-sysbench", os.Args[1:], os.Stderr, parseFlags, run))
 }
 
 // parseFlags reads and checks the command line; its errors are usage
@@ -125,8 +114,8 @@ place (its columns are labelled baseline), to measure a change to the engine its
 	if err := benchcmp.CheckRounds(o.rounds); err != nil {
 		return o, err
 	}
-	if o.runTime < time.Second || o.runTime%time.Second != 0 {
-		return o, fmt.Errorf("-time must be a whole number of seconds, at least 1s, not %s", o.runTime)
+	if err := benchcmp.CheckRunTime(o.runTime); err != nil {
+		return o, err
 	}
 	if o.tables < 1 || o.tableSize < 1 {
 		return o, fmt.Errorf("-tables and -table-size must be at least 1")
@@ -139,14 +128,9 @@ place (its columns are labelled baseline), to measure a change to the engine its
 	if len(o.workloads) == 0 {
 		return o, fmt.Errorf("-workloads names none")
 	}
-	for _, ts := range strings.Split(threads, ",") {
-		t, err := strconv.Atoi(strings.TrimSpace(ts))
-		if err != nil || t < 1 {
-			return o, fmt.Errorf("-threads: %q is not a thread count", ts)
-		}
-		o.threads = append(o.threads, t)
-	}
-	return o, nil
+	var err error
+	o.threads, err = benchcmp.ParseThreads(threads)
+	return o, err
 }
 
 // sysbenchFirst reports whether sysbench (tool A) runs before starbench in
@@ -219,7 +203,7 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	starbenchBin, err := starbenchBinary(o.starbench, work)
+	starbenchBin, err := benchcmp.StarbenchBinary(o.starbench, work)
 	if err != nil {
 		return err
 	}
@@ -243,21 +227,6 @@ func run(o options) error {
 	b.printPrepares(took, noLoadData)
 	printLegend()
 	return b.measurePoints(ctx, db)
-}
-
-// starbenchBinary returns the starbench binary to measure: the -starbench
-// one, or else one built from ./cmd/starbench into work.
-func starbenchBinary(given, work string) (string, error) {
-	if given != "" {
-		return given, nil
-	}
-	bin := filepath.Join(work, "starbench")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/starbench")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("build starbench: %w", err)
-	}
-	return bin, nil
 }
 
 // toolA is the side starbench is compared with: sysbench, or with

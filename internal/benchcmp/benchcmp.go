@@ -4,7 +4,9 @@
 // that keeps it balanced, running a client process for its CPU time, wall
 // time and output, reading a running process's CPU time from /proc,
 // letting the server write out its dirty pages before a measurement, and
-// the mean with its 95% confidence interval of per-round ratios.
+// the mean with its 95% confidence interval of per-round ratios; and
+// their command lines' common parts (cmd.go: exit statuses, -time,
+// -threads, the starbench binary).
 //
 // It measures and computes; it prints nothing, and each command words its
 // own tables.

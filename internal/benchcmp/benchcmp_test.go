@@ -1,10 +1,14 @@
 package benchcmp
 
 import (
+	"errors"
+	"flag"
+	"io"
 	"math"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMeanInterval(t *testing.T) {
@@ -104,5 +108,43 @@ func TestProcessCPU(t *testing.T) {
 	}
 	if _, err := ProcessCPU(-1); err == nil {
 		t.Error("no error for pid -1")
+	}
+}
+
+// Main maps a command's outcome to its exit status and says the error
+// once, after the command's name.
+func TestMainExitStatus(t *testing.T) {
+	parse := func(args []string, _ io.Writer) (string, error) {
+		switch args[0] {
+		case "-h":
+			return "", flag.ErrHelp
+		case "bad":
+			return "", errors.New("-rounds must be even")
+		}
+		return args[0], nil
+	}
+	run := func(o string) error {
+		if o == "fail" {
+			return errors.New("server gone")
+		}
+		return nil
+	}
+	for _, c := range []struct {
+		arg, out string
+		code     int
+	}{{"-h", "", 0}, {"bad", "cmp: -rounds must be even\n", 2}, {"fail", "cmp: server gone\n", 1}, {"ok", "", 0}} {
+		var stderr strings.Builder
+		if code := Main("cmp", []string{c.arg}, &stderr, parse, run); code != c.code || stderr.String() != c.out {
+			t.Errorf("%s: exit %d, stderr %q; want %d, %q", c.arg, code, stderr.String(), c.code, c.out)
+		}
+	}
+	if _, err := ParseThreads("1, 4,x"); err == nil {
+		t.Error("-threads 1,4,x: want an error")
+	}
+	if th, err := ParseThreads("1, 4,16"); err != nil || len(th) != 3 || th[1] != 4 {
+		t.Errorf("-threads 1,4,16: %v %v", th, err)
+	}
+	if CheckRunTime(1500*time.Millisecond) == nil || CheckRunTime(0) == nil || CheckRunTime(2*time.Second) != nil {
+		t.Error("-time: 1.5s and 0 are refused, 2s is taken")
 	}
 }

@@ -1,0 +1,72 @@
+package benchcmp
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Main runs a comparison command: parse reads the arguments (its errors
+// are usage errors, flag.ErrHelp after -h), run measures. It returns the
+// exit status: 0, 2 for a usage error and 1 for a failed run, each error
+// printed to stderr after the command's name.
+func Main[O any](name string, args []string, stderr io.Writer, parse func([]string, io.Writer) (O, error), run func(O) error) int {
+	opts, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	if err := run(opts); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+// CheckRunTime refuses a -time that is not a whole number of seconds, at
+// least one: both tools take seconds.
+func CheckRunTime(d time.Duration) error {
+	if d < time.Second || d%time.Second != 0 {
+		return fmt.Errorf("-time must be a whole number of seconds, at least 1s, not %s", d)
+	}
+	return nil
+}
+
+// ParseThreads reads -threads: comma-separated thread counts, each at
+// least 1.
+func ParseThreads(list string) ([]int, error) {
+	var threads []int
+	for _, ts := range strings.Split(list, ",") {
+		t, err := strconv.Atoi(strings.TrimSpace(ts))
+		if err != nil || t < 1 {
+			return nil, fmt.Errorf("-threads: %q is not a thread count", ts)
+		}
+		threads = append(threads, t)
+	}
+	return threads, nil
+}
+
+// StarbenchBinary returns the starbench binary to measure: the one given
+// (-starbench), or else one built from ./cmd/starbench into work.
+func StarbenchBinary(given, work string) (string, error) {
+	if given != "" {
+		return given, nil
+	}
+	bin := filepath.Join(work, "starbench")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/starbench")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build starbench: %w", err)
+	}
+	return bin, nil
+}
