@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -183,7 +182,7 @@ func (r *Run) setUpLoader(planName string, recorded map[string][]byte) starlark.
 // and (on resume) what the recorded manifest says.
 func (r *Run) startManifest(planName string, data []byte) error {
 	r.manifest = results.Manifest{
-		Tool:        results.ToolInfo{Name: results.ToolName, Version: r.opts.ToolVersion, GoVersion: runtime.Version()},
+		Tool:        results.Tool(r.opts.ToolVersion),
 		Plan:        planName,
 		Seed:        r.seed,
 		CommandLine: r.opts.CommandLine,

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"time"
 
@@ -91,7 +90,7 @@ func (a *app) merge(dirs []string, out string, force bool) error {
 	now := time.Now().UTC()
 	targets := map[string]any{"default": map[string]any{"endpoints": sum.Target}}
 	m := results.Manifest{
-		Tool:        results.ToolInfo{Name: results.ToolName, Version: toolVersion(), GoVersion: runtime.Version()},
+		Tool:        results.Tool(toolVersion()),
 		Plan:        "merge of " + strings.Join(dirs, " "),
 		CommandLine: os.Args,
 		Seed:        sum.Seed,

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -165,7 +164,7 @@ func (e *Env) RunStep(ctx context.Context, spec RunSpec, ep *Endpoints, step ben
 		args[i] = e.Redact(a)
 	}
 	manifest := results.Manifest{
-		Tool:        results.ToolInfo{Name: results.ToolName, Version: e.ToolVersion, GoVersion: runtime.Version()},
+		Tool:        results.Tool(e.ToolVersion),
 		Plan:        spec.Plan,
 		CommandLine: args,
 		Seed:        spec.Seed,

@@ -50,6 +50,11 @@ type ToolInfo struct {
 	GoVersion string `json:"go_version"`
 }
 
+// Tool is this starbench build, of version, as manifests record it.
+func Tool(version string) ToolInfo {
+	return ToolInfo{Name: ToolName, Version: version, GoVersion: runtime.Version()}
+}
+
 // SourceFile is a plan file or a module it loaded, with its copy in the
 // results folder.
 type SourceFile struct {
