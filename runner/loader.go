@@ -37,14 +37,17 @@ type loadedSource struct {
 // loader serves load() with a cache; a module being loaded is marked in
 // progress so that a cycle is an error instead of a hang.
 type loader struct {
-	stdlib   fs.FS
-	planDir  string
-	cache    map[string]*loadEntry
-	stack    []string // modules being loaded, outermost first
-	sources  []loadedSource
-	predecl  starlark.StringDict
-	onSource func(loadedSource) error
-	recorded map[string][]byte // a recorded run's copies, by name: read instead of the files
+	stdlib  fs.FS
+	planDir string
+	cache   map[string]*loadEntry
+	stack   []string // modules being loaded, outermost first
+	sources []loadedSource
+	predecl starlark.StringDict
+	// stdlibPredecl is predecl and what only the standard library's
+	// modules have (dry_run).
+	stdlibPredecl starlark.StringDict
+	onSource      func(loadedSource) error
+	recorded      map[string][]byte // a recorded run's copies, by name: read instead of the files
 }
 
 type loadEntry struct {
@@ -129,12 +132,16 @@ func (l *loader) load(thread *starlark.Thread, name string) (starlark.StringDict
 		e.err = err
 		return nil, err
 	}
-	_, prog, err := starlark.SourceProgramOptions(fileOptions, name, data, l.predecl.Has)
+	predecl := l.predecl
+	if strings.HasPrefix(name, StdlibPrefix) && l.stdlibPredecl != nil {
+		predecl = l.stdlibPredecl
+	}
+	_, prog, err := starlark.SourceProgramOptions(fileOptions, name, data, predecl.Has)
 	if err != nil {
 		e.err = err
 		return nil, err
 	}
-	e.globals, e.err = prog.Init(thread, l.predecl)
+	e.globals, e.err = prog.Init(thread, predecl)
 	if e.globals != nil {
 		e.globals.Freeze()
 	}

@@ -88,6 +88,8 @@ type Run struct {
 	state     map[any]any
 	finishers []func()
 	topSteps  int
+	// placeholderErr is set when a dry run tested an Unknown for truth.
+	placeholderErr error
 }
 
 const runKey = "starbench.run"
@@ -170,6 +172,13 @@ func (r *Run) setUpLoader(planName string, recorded map[string][]byte) starlark.
 		predeclared[k] = v
 	}
 	r.loader.predecl = predeclared
+	r.loader.stdlibPredecl = starlark.StringDict{}
+	for k, v := range predeclared {
+		r.loader.stdlibPredecl[k] = v
+	}
+	for k, v := range stdlibBuiltins() {
+		r.loader.stdlibPredecl[k] = v
+	}
 	planGlobals := starlark.StringDict{"params": starlark.NewBuiltin("params", r.paramsBuiltin)}
 	for k, v := range predeclared {
 		planGlobals[k] = v
@@ -237,6 +246,12 @@ func (r *Run) runTopLevel(thread *starlark.Thread, prog *starlark.Program, planG
 
 // classify turns an evaluation error into the run's error kinds.
 func (r *Run) classify(err error) error {
+	r.mu.Lock()
+	placeholderErr := r.placeholderErr
+	r.mu.Unlock()
+	if placeholderErr != nil {
+		return &PlanError{Err: placeholderErr}
+	}
 	if r.ctx.Err() != nil {
 		return fmt.Errorf("%w: %w", ErrInterrupted, err)
 	}

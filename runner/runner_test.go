@@ -58,6 +58,16 @@ var probe = &starlarkstruct.Module{Name: "probe", Members: starlark.StringDict{
 			},
 		})
 	}),
+	"known": starlark.NewBuiltin("probe.known", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var value starlark.Bool
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "value", &value); err != nil {
+			return nil, err
+		}
+		return HostOf(thread).Step(StepInfo{Builtin: "probe.known", Text: "known"}, Action{
+			Run:         func(s *Step) (Outcome, error) { return Outcome{Value: value, Record: bool(value)}, nil },
+			Placeholder: func(s *Step) starlark.Value { return s.Unknown("value", "ask for it with require") },
+		})
+	}),
 	"wait": starlark.NewBuiltin("probe.wait", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		return HostOf(thread).Step(StepInfo{Builtin: "probe.wait"}, Action{
 			Run: func(s *Step) (Outcome, error) {
@@ -674,5 +684,74 @@ def main(p):
 	}
 	if byText["act first"] != "1" || byText["act last"] != "3" {
 		t.Errorf("ids around the threads: %v", byText)
+	}
+}
+
+// A dry run that tests a value only a real run knows stops with the plan
+// line that tested it (exit 2), instead of silently taking one branch;
+// carrying and printing it is fine, and a real run takes the branch.
+func TestDryRunStopsWhereAnUnknownIsTested(t *testing.T) {
+	files := map[string]string{
+		"plan.star": `
+load("lib.star", "passed")
+def main(p):
+    v = probe.known(True)
+    print("got", v)
+    kept = [v]
+    if passed(v):
+        probe.act("when-true")
+    probe.act("after")
+`,
+		"lib.star": "def passed(v):\n    return not not v\n",
+	}
+	r := evalPlan(t, files, Options{DryRun: true})
+	var planErr *PlanError
+	if !errors.As(r.err, &planErr) {
+		t.Fatalf("want a PlanError, got %v", r.err)
+	}
+	msg := r.err.Error()
+	if !regexp.MustCompile(`^\S*lib\.star:2:\d+: `).MatchString(msg) ||
+		!strings.Contains(msg, "probe.known(...).value is known only in a real run (step 1)") || !strings.Contains(msg, "ask for it with require") {
+		t.Errorf("error %q: want lib.star:2: and what is unknown", msg)
+	}
+	if !strings.Contains(r.stdout, "got <probe.known(...).value: known only in a real run>") {
+		t.Errorf("print of the placeholder: %q", r.stdout)
+	}
+	var got []string
+	for _, s := range r.res.Steps {
+		got = append(got, s.Text)
+	}
+	if strings.Join(got, "|") != "known" {
+		t.Errorf("the dry run went on after the test: steps %v", got)
+	}
+	r = evalPlan(t, files, Options{})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if m := readManifest(t, r.res.Dir); m.Steps != 3 {
+		t.Errorf("the real run took %d steps, want 3 (known, when-true, after)", m.Steps)
+	}
+}
+
+// dry_run() is for the standard library's modules only: a plan cannot
+// branch on it, so check shows the steps a real run takes.
+func TestDryRunIsKnownToTheStdlibOnly(t *testing.T) {
+	stdlib := fstest.MapFS{"mode.star": {Data: []byte("def mode():\n    return \"dry\" if dry_run() else \"real\"\n")}}
+	plan := "load(\"@stdlib//mode.star\", \"mode\")\ndef main(p):\n    print(\"mode\", mode())\n"
+	for _, dry := range []bool{true, false} {
+		r := evalPlan(t, map[string]string{"plan.star": plan}, Options{DryRun: dry, Stdlib: stdlib})
+		want := map[bool]string{true: "mode dry", false: "mode real"}[dry]
+		if r.err != nil || !strings.Contains(r.stdout, want) {
+			t.Errorf("dry run %v: %v, output %q, want %q", dry, r.err, r.stdout, want)
+		}
+	}
+	r := evalPlan(t, map[string]string{"plan.star": "def main(p):\n    if dry_run():\n        pass\n"}, Options{DryRun: true})
+	var planErr *PlanError
+	if !errors.As(r.err, &planErr) || !strings.Contains(r.err.Error(), "undefined: dry_run") {
+		t.Errorf("a plan calling dry_run(): %v", r.err)
+	}
+	r = evalPlan(t, map[string]string{"plan.star": "load(\"lib.star\", \"x\")\ndef main(p):\n    pass\n", "lib.star": "x = dry_run()\n"}, Options{DryRun: true})
+	if !errors.As(r.err, &planErr) || !strings.Contains(r.err.Error(), "undefined: dry_run") {
+		t.Errorf("a plan's own module calling dry_run(): %v", r.err)
 	}
 }

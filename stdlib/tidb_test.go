@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,6 +155,7 @@ def main(p):
 // The readiness loop is POSIX sh: dash (Debian's /bin/sh) runs it against
 // a display that shows a TiKV Down, then Up, and ends when all serve.
 func TestTiDBReadinessLoopRunsInDash(t *testing.T) {
+	requireDashAsSh(t)
 	stub := tiupstub.New(t)
 	dir := t.TempDir()
 	topo := filepath.Join(dir, "topo.yaml")
@@ -177,9 +179,22 @@ def main(p):
 	if n := stub.Displays(t, "sb"); n != 4 {
 		t.Errorf("%d displays, want 4 (Disconnected, Disconnected, Up, then wait_ready's own)", n)
 	}
-	if sh, _ := os.Readlink("/bin/sh"); !strings.Contains(sh, "dash") {
-		t.Logf("note: /bin/sh is %q here, not dash", sh)
+}
+
+// requireDashAsSh stops a test that proves a command runs in POSIX sh when
+// /bin/sh (which local.run and sshd use) is not dash: a failure in CI,
+// whose Debian machine has it, a skip elsewhere.
+func requireDashAsSh(t *testing.T) {
+	t.Helper()
+	sh, err := filepath.EvalSymlinks("/bin/sh")
+	if err == nil && filepath.Base(sh) == "dash" {
+		return
 	}
+	msg := fmt.Sprintf("/bin/sh is %q (%v), not dash, so this test would not show the command runs in POSIX sh; install Debian's dash as /bin/sh", sh, err)
+	if sandboxtest.InCI() {
+		t.Fatal("CI=true: " + msg)
+	}
+	t.Skip(msg)
 }
 
 // closedPort returns a loopback port nothing listens on.
@@ -250,6 +265,7 @@ func assertStar(t *testing.T) string {
 // 4000 of a loopback address of its own, a front relaying to a private
 // MariaDB whose root has no password, as a new TiDB's.
 func TestTiDBPlaygroundWaitsInPOSIXShell(t *testing.T) {
+	requireDashAsSh(t)
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{Database: "test"})
 	cfg := m.Config()
 	admin, err := sql.Open("mysql", cfg.FormatDSN())
@@ -322,6 +338,79 @@ def main(p):
 `, tiup)), "", modules, runner.Options{})
 		if r.Err == nil || !strings.Contains(r.Err.Error(), c.want) {
 			t.Errorf("tiup saying %q: want an error saying %q, got %v", c.says, c.want, r.Err)
+		}
+	}
+}
+
+// A tiup that exits 0 and prints nothing is no answer in a real run: each
+// procedure fails naming the command, instead of taking the empty output
+// for a dry run's (wait_ready passing with nothing checked, say). The same
+// plan's dry run lists its steps.
+func TestTiDBFailsWhenTiupPrintsNothing(t *testing.T) {
+	tiup := filepath.Join(t.TempDir(), "tiup")
+	if err := os.WriteFile(tiup, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ call, want string }{
+		{`tidb.deploy(local, name = "sb", version = "v5.2.0", tiup = TIUP, topology = tidb.topology(pd = ["10.0.1.1"], tidb = ["10.0.1.2"], tikv = ["10.0.1.4"]))`,
+			"`" + tiup + " cluster --version` printed nothing"},
+		{`tidb.cluster(local, "sb", tiup = TIUP).wait_ready("1s", interval = 1)`, "`" + tiup + " cluster display sb --format json` printed nothing"},
+		{`tidb.cluster(local, "sb", tiup = TIUP).data_dirs()`, "`" + tiup + " cluster display sb --format json` printed nothing"},
+		{`tidb.cluster(local, "sb", tiup = TIUP).connect()`, "`" + tiup + " cluster display sb --format json` printed nothing"},
+	} {
+		plan := writePlan(t, fmt.Sprintf("load(\"@stdlib//tidb.star\", \"tidb\")\nTIUP = %q\ndef main(p):\n    %s\n", tiup, c.call))
+		if r := plantest.Evaluate(t, plan, "", modules, runner.Options{}); r.Err == nil || !strings.Contains(r.Err.Error(), c.want) {
+			t.Errorf("%s: want an error saying %q, got %v", c.call, c.want, r.Err)
+		}
+		if r := plantest.Evaluate(t, plan, "", modules, runner.Options{DryRun: true}); r.Err != nil {
+			t.Errorf("%s: dry run: %v", c.call, plantest.Backtrace(r.Err))
+		}
+	}
+}
+
+// A dry run's data_dirs() lays the directories out from the topology as
+// tiup does; compared with what the tiup stand-in (which follows tiup's
+// spec.setCustomDefaults) displays after a real deploy of the same
+// topology: relative and absolute data_dir of an instance, none with an
+// absolute or a relative global data_dir, an instance's own deploy_dir.
+func TestTiDBDryRunDataDirsAsTiupLaysThemOut(t *testing.T) {
+	stub := tiupstub.New(t)
+	key := filepath.Join(t.TempDir(), "id_ed25519")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Skipf("ssh-keygen (Debian's openssh-client) is needed: %v %s", err, out)
+	}
+	for _, global := range []string{"/tidb-data", "data"} {
+		plan := writePlan(t, fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+TOPO = tidb.topology(
+    pd = [{"host": "10.0.1.1"}, {"host": "10.0.1.2", "client_port": 2479, "data_dir": "pd-own"}],
+    tidb = ["10.0.1.3"],
+    tikv = [{"host": "10.0.1.4"}, {"host": "10.0.1.5", "data_dir": "/nvme/tikv"},
+            {"host": "10.0.1.6", "deploy_dir": "/opt/kv", "data_dir": "kvdata"}, {"host": "10.0.1.7", "deploy_dir": "kvhome"}],
+    data_dir = %q)
+def main(p):
+    c = tidb.deploy(local, name = "dirs", version = "v5.2.0", topology = TOPO, identity_file = %q, tiup = %q, wait = None)
+    print("dirs", json.encode(sorted(c.data_dirs())))
+    c.destroy()
+`, global, key, stub.Tiup))
+		real := plantest.Evaluate(t, plan, "", modules, runner.Options{})
+		if real.Err != nil {
+			t.Fatal(plantest.Backtrace(real.Err))
+		}
+		dry := plantest.Evaluate(t, plan, "", modules, runner.Options{DryRun: true})
+		if dry.Err != nil {
+			t.Fatal(plantest.Backtrace(dry.Err))
+		}
+		line := func(out string) string {
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "dirs ") {
+					return l
+				}
+			}
+			return "(none)"
+		}
+		if got, want := line(dry.Stdout), line(real.Stdout); got != want || !strings.Contains(want, "10.0.1.6") {
+			t.Errorf("global data_dir %q: dry run's data_dirs\n  %s\ntiup's\n  %s", global, got, want)
 		}
 	}
 }

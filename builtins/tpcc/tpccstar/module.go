@@ -62,7 +62,8 @@ var Doc = runner.ModuleDoc{
 		{Name: "tpcc.check", Signature: "tpcc.check(conn, warehouses=10, all=False, require=True, layout=\"go-tpc\")",
 			Doc: "Checks the consistency conditions 3.3.2.1-12 (go-tpc's default set; all adds 3.3.2.11, which holds only " +
 				"before a run), each as a few set-based queries per warehouse. Returns a struct: passed, conditions (number, " +
-				"description, passed, offending, examples). With require=True a failed condition fails the step, naming it."},
+				"description, passed, offending, examples). With require=True a failed condition fails the step, naming it. In a dry " +
+				"run passed is unknown: testing it (if, not, bool()) stops the dry run at that line, as the real run may take the other branch."},
 		{Name: "tpcc.cleanup", Signature: "tpcc.cleanup(conn, layout=\"go-tpc\")",
 			Doc: "Drops the nine tables (BenchmarkSQL's ten with layout=\"benchmarksql\") from conn's current database, naming each as " +
 				"schema.table; returns their names."},
@@ -467,7 +468,9 @@ func check(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 			}
 			return runner.Outcome{Value: checkValue(conds), Record: conds}, nil
 		},
-		Placeholder: func(*runner.Step) starlark.Value { return checkValue(nil) },
+		Placeholder: func(s *runner.Step) starlark.Value {
+			return checkPlaceholder(s.Unknown("passed", "give tpcc.check require = True to fail the run when a condition fails"))
+		},
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			var conds []tpcc.Condition
 			err := json.Unmarshal(raw, &conds)
@@ -497,6 +500,14 @@ func checkValue(conds []tpcc.Condition) starlark.Value {
 	}
 	return starlarkstruct.FromStringDict(starlark.String("tpcc_check"), starlark.StringDict{
 		"passed": starlark.Bool(tpcc.Passed(conds)), "conditions": starlark.NewList(list),
+	})
+}
+
+// checkPlaceholder is a dry run's tpcc.check result: no conditions, and
+// passed unknown (testing it for truth stops the dry run).
+func checkPlaceholder(passed starlark.Value) starlark.Value {
+	return starlarkstruct.FromStringDict(starlark.String("tpcc_check"), starlark.StringDict{
+		"passed": passed, "conditions": starlark.NewList(nil),
 	})
 }
 
