@@ -778,7 +778,8 @@ func transactionShapes(log []loggedStmt) (shapes map[string]int, statements map[
 // TestTxnGoTPCCompat compares what the workers send with what go-tpc
 // sends (MariaDB's general log: every statement shape, and every
 // transaction's sequence of them), then runs a few thousand transactions
-// and has go-tpc check the data (its default conditions; ~3 minutes).
+// and has go-tpc and Check check the data: both pass (go-tpc's default
+// conditions; ~3 minutes).
 func TestTxnGoTPCCompat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping in -short mode: go-tpc's check takes minutes")
@@ -816,9 +817,12 @@ func TestTxnGoTPCCompat(t *testing.T) {
 	t.Logf("%d statement shapes, %d transaction shapes (go-tpc: %d, %d)", len(ourStmts), len(ourShapes), len(goStmts), len(goShapes))
 
 	checkShares(t, runMix(t, wl, cfg, bench.PSAuto, 4, 3000, 0, 3), 3000)
-	// Both checks of the data go-tpc loaded and both tools ran on: go-tpc's
-	// (the suite's one run of its default set, minutes on 3.3.2.10) and
-	// Check's must pass, and agree condition by condition.
+	// Both checks of the data go-tpc loaded and both tools ran on must
+	// pass: go-tpc's (the suite's one run of its default set, minutes on
+	// 3.3.2.10) and Check's. go-tpc stops at its first failing condition,
+	// so the two agree as "both pass", not condition by condition; what is
+	// checked beyond that is that go-tpc ran every condition Check ran (it
+	// names each as it starts it).
 	out, _ := srv.goTPCRun(t, "check", "--warehouses", "1")
 	if strings.Contains(out, "failed") || !strings.Contains(out, "at condition 3.3.2.10") {
 		t.Errorf("go-tpc tpcc check:\n%s", out)
