@@ -133,6 +133,7 @@ def main(p):
 		loop(90, 2), display,
 		loop(1, 2), display, // 250ms and 1500ms round up to whole seconds
 		loop(150, 2), display,
+		"tiup cluster show-config sb", // the whole specification, which edit-config's file must keep
 		"mktemp /tmp/starbench-sb-edit.XXXXXXXX",
 		"write /tmp/starbench-sb-edit.yaml (197 bytes)",
 		"tiup cluster edit-config sb --topology-file /tmp/starbench-sb-edit.yaml --yes && rm -f /tmp/starbench-sb-edit.yaml",
@@ -411,6 +412,50 @@ def main(p):
 		}
 		if got, want := line(dry.Stdout), line(real.Stdout); got != want || !strings.Contains(want, "10.0.1.6") {
 			t.Errorf("global data_dir %q: dry run's data_dirs\n  %s\ntiup's\n  %s", global, got, want)
+		}
+	}
+}
+
+// edit_config sends tiup its own whole specification with what
+// edit-config may change taken from the topology (tiup keeps the old
+// topology when any other field differs, and a file built from the
+// topology alone differs in every directory and arch); a topology with
+// other instances or hosts fails before tiup is asked.
+func TestTiDBEditConfigKeepsTiupsSpecification(t *testing.T) {
+	stub := tiupstub.New(t)
+	key := filepath.Join(t.TempDir(), "id_ed25519")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Skipf("ssh-keygen (Debian's openssh-client) is needed: %v %s", err, out)
+	}
+	src := fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+load(%q, "assert")
+def topo(kv):
+    return tidb.topology(pd = ["10.0.1.1"], tidb = ["10.0.1.2"], tikv = kv, data_dir = "data",
+                         server_configs = {"tikv": {"storage.block-cache.capacity": "4GB"}})
+def main(p):
+    c = tidb.deploy(local, name = "ed", version = "v5.2.0", topology = topo(["10.0.1.4", "10.0.1.5"]),
+                    identity_file = %q, tiup = %q, wait = None)
+    edited = topo(["10.0.1.4", {"host": "10.0.1.5", "numa_node": "1", "config": {"server.grpc-concurrency": 8}}])
+    edited["server_configs"]["tikv"]["storage.block-cache.capacity"] = "8GB"
+    c.edit_config(edited)
+    shown = yaml.decode(c.show_config())
+    assert.eq(shown["server_configs"]["tikv"]["storage.block-cache.capacity"], "8GB", "server_configs")
+    assert.eq(shown["tikv_servers"][1].get("numa_node"), "1", "numa_node")
+    assert.eq(shown["tikv_servers"][1]["data_dir"], "/tidb-deploy/tikv-20160/data", "data_dir, as tiup laid it out")
+    WHAT
+`, assertStar(t), key, stub.Tiup)
+	r := plantest.Evaluate(t, writePlan(t, strings.Replace(src, "WHAT", "c.destroy()", 1)), "", modules, runner.Options{})
+	if r.Err != nil {
+		t.Fatal(plantest.Backtrace(r.Err))
+	}
+	for _, c := range []struct{ call, want string }{
+		{`c.edit_config(topo(["10.0.1.4", "10.0.1.5", "10.0.1.6"]))`, "the topology has 3 tikv_servers, the cluster 2: adding or removing instances takes tiup cluster scale-out or scale-in"},
+		{`c.edit_config(topo(["10.0.1.4", "10.0.1.9"]))`, "tikv_servers 2 is on 10.0.1.5 in the cluster and on 10.0.1.9 in the topology"},
+	} {
+		plan := strings.Replace(strings.Replace(src, "WHAT", c.call, 1), `name = "ed"`, fmt.Sprintf(`name = "ed%d"`, len(c.want)), 1)
+		if r := plantest.Evaluate(t, writePlan(t, plan), "", modules, runner.Options{}); r.Err == nil || !strings.Contains(r.Err.Error(), c.want) {
+			t.Errorf("%s: want an error saying %q, got %v", c.call, c.want, r.Err)
 		}
 	}
 }

@@ -188,7 +188,7 @@ def main(p):
 	// until the late TiKV is Up: twice Down, once Up).
 	calls := stub.Calls(t)
 	var got []string
-	var deployCall, editCall tiupstub.Call
+	var deployCall, editCall, shownBeforeEdit tiupstub.Call
 	for _, c := range calls {
 		if c.Editor != "" {
 			t.Errorf("tiup was run with EDITOR=%s: %v", c.Editor, c.Args)
@@ -202,6 +202,8 @@ def main(p):
 			deployCall = c
 		case len(c.Args) > 1 && c.Args[1] == "edit-config":
 			editCall = c
+		case len(c.Args) > 1 && c.Args[1] == "show-config" && editCall.Args == nil:
+			shownBeforeEdit = c
 		}
 	}
 	if len(deployCall.Args) < 5 || len(editCall.Args) < 4 {
@@ -215,10 +217,11 @@ def main(p):
 		"cluster start " + name,
 		display, "cluster show-config " + name, // deploy's configuration, saved
 		display, display, // the readiness loop: Down (the display saved after deploy was the first Down), Up
-		display, // wait_ready's own look
-		display, // endpoints
-		display, // connect
-		display, // connect(create = True)
+		display,                       // wait_ready's own look
+		display,                       // endpoints
+		display,                       // connect
+		display,                       // connect(create = True)
+		"cluster show-config " + name, // the whole specification edit-config compares with
 		"cluster edit-config " + name + " --topology-file " + editPath + " --yes",
 		"cluster reload " + name + " --yes",
 		display, "cluster show-config " + name, // the reloaded configuration, saved
@@ -251,7 +254,22 @@ def main(p):
 		}
 	}
 	checkYAML(t, "deploy's topology", deployCall.Topology, servers(3))
-	checkYAML(t, "edit-config's topology", editCall.Topology, servers(4))
+	// edit-config's file is tiup's whole specification (as show-config
+	// printed it) with the one setting changed: tiup keeps the old
+	// topology when any field it does not let edit-config change differs.
+	var shown map[string]any
+	if err := yaml.Unmarshal([]byte(shownBeforeEdit.Stdout), &shown); err != nil || shown["tidb_servers"] == nil {
+		t.Fatalf("show-config before edit-config: %v\n%s", err, shownBeforeEdit.Stdout)
+	}
+	shown["server_configs"] = servers(4)["server_configs"]
+	// Editable fields the topology does not give go back to their
+	// defaults (tiup fills ssh_port from global).
+	for _, section := range []string{"pd_servers", "tidb_servers", "tikv_servers"} {
+		for _, inst := range shown[section].([]any) {
+			delete(inst.(map[string]any), "ssh_port")
+		}
+	}
+	checkYAML(t, "edit-config's topology", editCall.Topology, shown)
 	if !strings.Contains(editCall.Stdout, "Applied successfully") {
 		t.Errorf("edit-config did not apply:\n%s%s", editCall.Stdout, editCall.Stderr)
 	}

@@ -143,6 +143,9 @@ var modelTables = []struct {
 }
 
 func (h *handler) before(ss session, query string) error {
+	if err := h.checkRenames(ss, query); err != nil {
+		return err
+	}
 	found, scan := false, false
 	for _, t := range modelTables {
 		if containsFold(query, t.name) {
@@ -166,7 +169,8 @@ func containsFold(s, sub string) bool {
 	return false
 }
 
-// after follows DDL: TRUNCATE gives a table a new ID, RENAME keeps it, and a
+// after follows DDL: TRUNCATE gives a table a new ID, a rename keeps it
+// (RENAME TABLE and ALTER TABLE ... RENAME alike, see renamesOf), and a
 // refresh gives new tables theirs in the order they were created.
 func (h *handler) after(ss session, query string) {
 	word := firstWord(query)
@@ -186,10 +190,9 @@ func (h *handler) after(ss session, query string) {
 		if t, ok := p.tableName(); ok {
 			h.forget(ss, t)
 		}
-	case "RENAME":
-		p := &parser{src: query, toks: toks, i: 1}
-		if p.kw("TABLE") {
-			h.renames(ss, p)
+	case "RENAME", "ALTER":
+		for _, r := range renamesOf(query, toks) {
+			h.rename(ss, r[0], r[1])
 		}
 	}
 	// A failure here leaves the model stale; the next statement that uses
@@ -211,25 +214,108 @@ func (h *handler) forget(ss session, t tableRef) {
 	h.model.mu.Unlock()
 }
 
-func (h *handler) renames(ss session, p *parser) {
-	for {
-		from, ok1 := p.tableName()
-		ok2 := p.kw("TO")
-		to, ok3 := p.tableName()
-		if !(ok1 && ok2 && ok3) {
-			return
+// renamesOf lists the tables a statement renames, in order, as [from, to]:
+// RENAME TABLE a TO b[, c TO d ...], and ALTER [IGNORE] TABLE t with a
+// RENAME [TO | AS] new specification (not RENAME INDEX, KEY or COLUMN,
+// which rename parts of the table). In TiDB both statements are the same
+// DDL job, ActionRenameTable, which keeps the table's ID (pingcap/tidb
+// pkg/ddl: onRenameTable and checkAndRenameTables re-create the same table
+// info under the new name; ALTER TABLE's AlterTableRenameTable calls the
+// same renameTable as RENAME TABLE).
+func renamesOf(src string, toks []token) [][2]tableRef {
+	p := &parser{src: src, toks: toks}
+	var out [][2]tableRef
+	switch {
+	case p.kw("RENAME", "TABLE"):
+		for {
+			from, ok1 := p.tableName()
+			ok2 := p.kw("TO")
+			to, ok3 := p.tableName()
+			if !(ok1 && ok2 && ok3) {
+				return out
+			}
+			out = append(out, [2]tableRef{from, to})
+			if !p.punct(",") {
+				return out
+			}
 		}
-		from, to = h.qualify(ss, from), h.qualify(ss, to)
-		h.model.mu.Lock()
-		if t := h.model.tables[keyOf(from.db, from.name)]; t != nil {
-			delete(h.model.tables, keyOf(from.db, from.name))
-			t.db, t.name = to.db, to.name
-			h.model.tables[keyOf(to.db, to.name)] = t
+	case p.kw("ALTER"):
+		p.kw("IGNORE")
+		if !p.kw("TABLE") {
+			return nil
 		}
-		h.model.mu.Unlock()
-		if !p.punct(",") {
-			return
+		table, ok := p.tableName()
+		if !ok {
+			return nil
 		}
+		// The specifications, separated by commas outside parentheses.
+		depth, start := 0, true
+		for ; p.i < len(p.toks); p.i++ {
+			t := p.toks[p.i]
+			if t.kind == tkPunct {
+				switch t.text {
+				case "(":
+					depth++
+				case ")":
+					depth--
+				case ",":
+					start = depth == 0
+					continue
+				}
+			}
+			if start && t.kind == tkWord && strings.EqualFold(t.text, "RENAME") {
+				q := &parser{src: src, toks: p.toks, i: p.i + 1}
+				if q.kw("INDEX") || q.kw("KEY") || q.kw("COLUMN") {
+					start = false
+					continue
+				}
+				if !q.kw("TO") {
+					q.kw("AS")
+				}
+				if to, ok := q.tableName(); ok {
+					out = append(out, [2]tableRef{table, to})
+					table = to
+				}
+			}
+			start = false
+		}
+	}
+	return out
+}
+
+// checkRenames refuses a rename into another database: the engine behind
+// the stand-in renames within the table's database whatever the new name's
+// database is, so the model could not follow it.
+func (h *handler) checkRenames(ss session, query string) error {
+	switch firstWord(query) {
+	case "RENAME", "ALTER":
+	default:
+		return nil
+	}
+	toks, err := lex(query)
+	if err != nil {
+		return nil // the engine reports it
+	}
+	for _, r := range renamesOf(query, toks) {
+		from, to := h.qualify(ss, r[0]), h.qualify(ss, r[1])
+		if !strings.EqualFold(from.db, to.db) {
+			return sqlError(mysql.ERNotSupportedYet, "42000",
+				"the TiDB stand-in does not model renaming a table into another database (%s.%s to %s.%s)", from.db, from.name, to.db, to.name)
+		}
+	}
+	return nil
+}
+
+// rename moves the model's table from one name to the other, keeping its
+// ID (and so its Regions and keys).
+func (h *handler) rename(ss session, from, to tableRef) {
+	from, to = h.qualify(ss, from), h.qualify(ss, to)
+	h.model.mu.Lock()
+	defer h.model.mu.Unlock()
+	if t := h.model.tables[keyOf(from.db, from.name)]; t != nil {
+		delete(h.model.tables, keyOf(from.db, from.name))
+		t.db, t.name = to.db, to.name
+		h.model.tables[keyOf(to.db, to.name)] = t
 	}
 }
 

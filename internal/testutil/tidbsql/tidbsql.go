@@ -51,10 +51,11 @@
 //
 // The model: TiKV stores 1..n at 127.0.0.1:20160+i, all Up; one Region at
 // the start, then one more for every new table (TiDB's split-table); table
-// IDs from 60 in creation order (TRUNCATE gives a new one, RENAME TABLE
-// keeps it, ALTER TABLE ... RENAME gets a new one); peers and leaders of new
-// Regions placed round-robin over the Up stores, as PD's balancing leaves
-// them; APPROXIMATE_KEYS and sizes from scanning the tables when
+// IDs from 60 in creation order (TRUNCATE gives a new one; a rename, by
+// RENAME TABLE or ALTER TABLE ... RENAME, keeps it, as TiDB's DDL does; a
+// rename into another database is refused, the engine cannot do it); peers
+// and leaders of new Regions placed round-robin over the Up stores, as PD's
+// balancing leaves them; APPROXIMATE_KEYS and sizes from scanning the tables when
 // TIKV_REGION_STATUS, TIKV_STORE_STATUS or SHOW TABLE REGIONS is read;
 // WRITTEN_BYTES and READ_BYTES 0; no Region merges. BR keeps each backup in
 // memory under its URL: BACKUP to a URL that holds one fails, a missing or

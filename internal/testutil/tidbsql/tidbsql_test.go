@@ -383,6 +383,57 @@ func TestTableIDsFollowDDL(t *testing.T) {
 	}
 }
 
+// TiDB keeps a table's ID through a rename, by RENAME TABLE (one table or
+// several, within a database or across) or by ALTER TABLE ... RENAME [TO |
+// AS]: both are the DDL job ActionRenameTable, whose worker (pingcap/tidb
+// pkg/ddl, onRenameTable and checkAndRenameTables) drops the table's info
+// from the old schema and creates the same info, ID included, under the
+// new name; TiDB's own pkg/ddl/db_rename_test.go (renameTableTest,
+// TestRenameMultiTables) checks the ID for both statements. So the IDs the
+// stand-in shows - TIKV_REGION_STATUS.TABLE_ID, the t_<id>_ keys of SHOW
+// TABLE REGIONS - stay, and no Region is split off for a "new" table.
+func TestRenameKeepsTableID(t *testing.T) {
+	s := Start(t, Options{})
+	db := connect(t, s, "test")
+	exec(t, db, "CREATE DATABASE other",
+		"CREATE TABLE a (id INT PRIMARY KEY, k INT, KEY k (k))", "CREATE TABLE b (id INT PRIMARY KEY)", "CREATE TABLE x (id INT PRIMARY KEY)")
+	a, b, x := tableID(t, db, "a"), tableID(t, db, "b"), tableID(t, db, "x")
+	regions := func() string {
+		t.Helper()
+		return query(t, db, "SELECT COUNT(DISTINCT REGION_ID) FROM information_schema.TIKV_REGION_STATUS").rows[0][0]
+	}
+	before := regions()
+	for _, c := range []struct{ stmt, table, want string }{
+		{"ALTER TABLE a RENAME TO a2", "a2", a},
+		{"alter table test.a2 rename as `a3`", "a3", a},
+		{"ALTER TABLE a3 RENAME a4", "a4", a},
+		{"ALTER TABLE a4 RENAME INDEX k TO k2", "a4", a}, // an index, not the table
+		{"ALTER TABLE a4 ADD COLUMN v INT, RENAME TO a5", "a5", a},
+		{"RENAME TABLE b TO c", "c", b},
+		{"RENAME TABLE test.c TO tmp, x TO c, tmp TO x", "x", b}, // a swap
+		{"SELECT 1", "c", x},
+	} {
+		exec(t, db, c.stmt)
+		if got := tableID(t, db, c.table); got != c.want {
+			t.Errorf("after %s: %s has table ID %s, want %s (the ID it had)", c.stmt, c.table, got, c.want)
+		}
+	}
+	// The engine behind the stand-in cannot move a table to another
+	// database: the stand-in refuses rather than lose track of it.
+	mustFail(t, db, 1235, "RENAME TABLE x TO other.x")
+	mustFail(t, db, 1235, "ALTER TABLE x RENAME TO other.x")
+	if got := tableID(t, db, "x"); got != b {
+		t.Errorf("after the refused renames x has table ID %s, want %s", got, b)
+	}
+	if after := regions(); after != before {
+		t.Errorf("%s Regions after the renames, %s before: a rename splits no Region", after, before)
+	}
+	r := query(t, db, "SHOW TABLE a5 REGIONS")
+	if got := colValues(t, r, "START_KEY"); len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "t_"+a+"_") {
+		t.Errorf("SHOW TABLE REGIONS of the renamed table: START_KEY %v, want keys of table %s", got, a)
+	}
+}
+
 func TestStoreStates(t *testing.T) {
 	s := Start(t, Options{})
 	db := connect(t, s, "test")

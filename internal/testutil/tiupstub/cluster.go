@@ -3,6 +3,7 @@ package tiupstub
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 	xssh "golang.org/x/crypto/ssh"
 )
 
@@ -226,6 +226,9 @@ func (e *env) deployCmd() *cobra.Command {
 			if topo.CoreInstances() < 1 {
 				return fmt.Errorf("no valid instance found in the input topology, please check your config")
 			}
+			// manager.Deploy (pkg/cluster/manager/deploy.go): ExpandRelativeDir,
+			// --ssh, AdjustByVersion, then fillHost (see Topology.deployed).
+			topo.deployed(version, e.sshType)
 			if e.sshType != "none" {
 				if err := e.checkIdentity(identity, usePassword); err != nil {
 					return err
@@ -237,12 +240,10 @@ func (e *env) deployCmd() *cobra.Command {
 					return err
 				}
 			}
-			sshType := e.sshType
-			if sshType == "" {
-				sshType = topo.globalString("ssh_type", "builtin")
-			}
-			m := &clusterMeta{Name: name, Version: version, User: user, IdentityFile: identity, SSHType: sshType}
-			if err := writeFile(filepath.Join(e.st.clusterDir(name), "topology.yaml"), data); err != nil {
+			m := &clusterMeta{Name: name, Version: version, User: user, IdentityFile: identity, SSHType: topo.SSHType()}
+			// What tiup stores (meta.yaml's topology) is the specification
+			// it made of the file, not the file.
+			if err := e.st.saveTopology(name, topo); err != nil {
 				return err
 			}
 			if err := e.st.saveMeta(m); err != nil {
@@ -654,20 +655,25 @@ func (e *env) editConfigCmd() *cobra.Command {
 			if len(args) != 1 {
 				return cmd.Help()
 			}
+			// manager.EditConfig (pkg/cluster/manager/edit_config.go): the
+			// editor gets yaml.Marshal of the stored specification, not the
+			// file deploy was given.
 			m, topo, err := e.cluster(args[0])
 			if err != nil {
 				return err
 			}
-			data, err := os.ReadFile(filepath.Join(e.st.clusterDir(m.Name), "topology.yaml"))
+			data, err := topo.YAML()
 			if err != nil {
 				return err
 			}
-			newData, newTopo, err := e.editTopology(topo, data, newTopoFile, 1)
+			newTopo, err := e.editTopology(topo, data, newTopoFile, 1)
 			if err != nil || newTopo == nil {
 				return err
 			}
+			// What is saved is the specification tiup made of the new
+			// file (metadata.SetTopology(newTopo), SaveMeta).
 			e.info("Applying changes...")
-			if err := writeFile(filepath.Join(e.st.clusterDir(m.Name), "topology.yaml"), newData); err != nil {
+			if err := e.st.saveTopology(m.Name, newTopo); err != nil {
 				return fmt.Errorf("failed to save meta: %w", err)
 			}
 			e.info("Applied successfully, please use `tiup cluster reload %s [-N <nodes>] [-R <roles>]` to reload config.", m.Name)
@@ -678,65 +684,76 @@ func (e *env) editConfigCmd() *cobra.Command {
 	return cmd
 }
 
-// editTopology is manager.editTopo: the new topology from the file given,
-// or from $EDITOR run on a temporary copy of the current one. A file that
-// does not parse, or that changes what cannot change, is refused with
-// "Nothing changed." and no error.
-func (e *env) editTopology(orig *Topology, origData []byte, file string, round int) ([]byte, *Topology, error) {
+// editTopology is manager.editTopo (pkg/cluster/manager/edit_config.go):
+// the new topology is the file given with --topology-file, or else what
+// $EDITOR leaves in a temporary file holding data. The new file is decoded
+// as a topology file (defaults filled, directories left as written: no
+// expansion as at deploy); one that does not decode, or whose
+// specification changes what cannot change (validateSpecDiff), is refused
+// with "Nothing changed." and no error, after asking to edit again when
+// there is no --topology-file. Then the new file's bytes are compared
+// with yaml.Marshal of the stored specification: equal is "The file has
+// nothing changed"; otherwise the diff is shown and, without --yes,
+// confirmed. --yes skips only that confirmation.
+func (e *env) editTopology(orig *Topology, data []byte, file string, round int) (*Topology, error) {
 	name := file
 	if file == "" {
 		f, err := os.CreateTemp(os.TempDir(), "*")
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		name = f.Name()
 		defer os.Remove(name)
-		_, werr := f.Write(origData)
+		_, werr := f.Write(data)
 		if cerr := f.Close(); werr != nil || cerr != nil {
-			return nil, nil, fmt.Errorf("write %s: %v %v", name, werr, cerr)
+			return nil, fmt.Errorf("write %s: %v %v", name, werr, cerr)
 		}
 		if err := e.openInEditor(name); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	newData, err := os.ReadFile(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	e.call.Topology = string(newData)
-	refuse := func(printErr func()) ([]byte, *Topology, error) {
+	refuse := func(printErr func()) (*Topology, error) {
 		fmt.Fprint(e.stdout, "New topology could not be saved: ")
 		printErr()
 		if file == "" {
-			if ans := e.prompt("Do you want to continue editing? [Y/n]: (default=Y)"); !strings.EqualFold(strings.TrimSpace(ans), "n") &&
-				!strings.EqualFold(strings.TrimSpace(ans), "no") {
+			// tui.PromptForConfirmNo: only n or no stops editing.
+			if ans := strings.ToLower(strings.TrimSpace(e.prompt("Do you want to continue editing? [Y/n]: (default=Y)"))); ans != "n" && ans != "no" {
 				if round >= maxEdits {
-					return nil, nil, fmt.Errorf("the tiup stand-in stops after %d editing rounds (tiup would reopen the editor again)", maxEdits)
+					return nil, fmt.Errorf("the tiup stand-in stops after %d editing rounds (tiup would reopen the editor again)", maxEdits)
 				}
 				return e.editTopology(orig, newData, file, round+1)
 			}
 		}
 		e.info("Nothing changed.")
-		return nil, nil, nil
+		return nil, nil
 	}
 	newTopo, err := ParseTopology(newData)
 	if err != nil {
 		return refuse(func() { e.info("Failed to parse topology file: %v", err) })
 	}
-	if msgs := immutableChanges(orig, newTopo); len(msgs) > 0 {
-		return refuse(func() { e.log(e.stderr, "error", "immutable field changed: %s", strings.Join(msgs, ", ")) })
+	if err := validateSpecDiff(orig.spec, newTopo.spec); err != nil {
+		return refuse(func() { e.log(e.stderr, "error", "%s", err) })
+	}
+	origData, err := orig.YAML()
+	if err != nil {
+		return nil, err
 	}
 	if string(origData) == string(newData) {
 		e.info("The file has nothing changed")
-		return nil, nil, nil
+		return nil, nil
 	}
 	showDiff(e.stdout, string(origData), string(newData))
 	if !e.yes {
 		if err := e.confirm("Please check change highlight above, do you want to apply the change? [y/N]:"); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return newData, newTopo, nil
+	return newTopo, nil
 }
 
 // openInEditor is utils.OpenFileInEditor: $EDITOR (vi when unset) is one
@@ -755,19 +772,43 @@ func (e *env) openInEditor(file string) error {
 	return c.Run()
 }
 
-// showDiff prints the lines that differ (tiup prints a colored diff).
-func showDiff(w interface{ Write([]byte) (int, error) }, old, new string) {
-	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
-	for _, l := range a {
-		if !slices.Contains(b, l) {
-			fmt.Fprintln(w, "-", l)
+// showDiff prints the new text with what was removed in red and what was
+// added in green, as utils.ShowDiff (pkg/utils/diff.go) prints
+// diffmatchpatch's DiffPrettyText (ANSI colors whether or not stdout is a
+// terminal). tiup diffs by character, the stand-in by line: a changed
+// line shows whole, old then new.
+func showDiff(w io.Writer, old, new string) {
+	a, b := strings.SplitAfter(old, "\n"), strings.SplitAfter(new, "\n")
+	// lcs[i][j]: the longest common subsequence of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
 		}
 	}
-	for _, l := range b {
-		if !slices.Contains(a, l) {
-			fmt.Fprintln(w, "+", l)
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out.WriteString(a[i])
+			i, j = i+1, j+1
+		case j == len(b) || (i < len(a) && lcs[i+1][j] >= lcs[i][j+1]):
+			out.WriteString("\x1b[31m" + a[i] + "\x1b[0m")
+			i++
+		default:
+			out.WriteString("\x1b[32m" + b[j] + "\x1b[0m")
+			j++
 		}
 	}
+	fmt.Fprint(w, out.String())
 }
 
 func (e *env) showConfigCmd() *cobra.Command {
@@ -778,13 +819,13 @@ func (e *env) showConfigCmd() *cobra.Command {
 			if len(args) != 1 {
 				return cmd.Help()
 			}
+			// manager.ShowConfig (pkg/cluster/manager/show_config.go):
+			// yaml.Marshal of the stored specification, defaults filled.
 			_, topo, err := e.cluster(args[0])
 			if err != nil {
 				return err
 			}
-			// tiup prints its whole Specification with defaults filled;
-			// the stand-in prints the topology it keeps, re-encoded.
-			data, err := yaml.Marshal(topo.raw)
+			data, err := topo.YAML()
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,7 @@ const HomeEnv = "TIUPSTUB_HOME"
 //
 //	calls.jsonl                  one Call per invocation, in order
 //	clusters/NAME/meta.json      what deploy recorded, whether the cluster runs, how many displays it had
-//	clusters/NAME/topology.yaml  the cluster's topology (deploy's file, then each accepted edit)
+//	clusters/NAME/topology.yaml  the cluster's topology as tiup keeps it: the specification deploy made of its file, then each accepted edit's
 //	clusters/NAME/status.json    the statuses the test asks for (Status, by instance id)
 //	playgrounds/TAG/state.json   a running `tiup playground`
 //	playground.json              how `tiup playground` behaves (PlaygroundPlan)
@@ -112,12 +112,19 @@ func (s state) saveMeta(m *clusterMeta) error {
 	return writeJSON(filepath.Join(s.clusterDir(m.Name), "meta.json"), m)
 }
 
+// topology reads a cluster's stored topology back as tiup reads meta.yaml
+// (yaml.Unmarshal into the Specification, whose UnmarshalYAML fills the
+// defaults again).
 func (s state) topology(name string) (*Topology, error) {
 	data, err := os.ReadFile(filepath.Join(s.clusterDir(name), "topology.yaml"))
 	if err != nil {
 		return nil, err
 	}
-	return ParseTopology(data)
+	t, err := ParseTopology(data)
+	if err != nil {
+		return nil, fmt.Errorf("the stored topology of %s: %w", name, err)
+	}
+	return t, nil
 }
 
 func (s state) statuses(name string) (map[string]Status, error) {
@@ -191,4 +198,14 @@ func storeState(status string, plan Status) string {
 		return "Up"
 	}
 	return status
+}
+
+// saveTopology stores a cluster's topology as tiup keeps it in meta.yaml:
+// yaml.Marshal of its specification (spec.SpecManager.SaveMeta).
+func (s state) saveTopology(name string, t *Topology) error {
+	data, err := t.YAML()
+	if err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(s.clusterDir(name), "topology.yaml"), data)
 }

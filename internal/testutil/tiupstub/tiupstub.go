@@ -29,13 +29,25 @@
 //     YAML, unknown keys refused with the line and tiup's type, hosts and
 //     ports checked, port conflicts refused. See topology.go for what is
 //     modeled.
-//   - edit-config with --topology-file takes that file; without it runs
-//     $EDITOR (vi when unset) as ONE executable name looked up on PATH
-//     (exec.LookPath of the whole value, pkg/utils/edit.go), so EDITOR='cp
-//     FILE' fails as with tiup. A new topology that does not parse or that
-//     changes what is immutable (instances added or removed, hosts, ports,
-//     directories) is refused with "New topology could not be saved" and
-//     "Nothing changed." - and exit 0, as tiup does.
+//   - What a cluster's topology is: the specification tiup makes of the
+//     deploy file and stores (every default filled, directories made
+//     absolute, arch and os from the hosts; spec.go), not the file.
+//     show-config prints yaml.Marshal of it (manager.ShowConfig).
+//   - edit-config (manager.EditConfig, editTopo) with --topology-file takes
+//     that file; without it runs $EDITOR (vi when unset) on a temporary
+//     file holding yaml.Marshal of the stored specification, as ONE
+//     executable name looked up on PATH (exec.LookPath of the whole value,
+//     pkg/utils/edit.go), so EDITOR='cp FILE' fails as with tiup. A new
+//     topology that does not parse or whose specification changes what is
+//     immutable (utils.ValidateSpecDiff: instances added or removed, hosts,
+//     ports, directories, arch, os, ...) is refused with "New topology
+//     could not be saved", tiup's "immutable field changed: ..." and
+//     "Nothing changed." - and exit 0, as tiup does; so is, in general,
+//     the very file deploy was given (its log and relative data
+//     directories, arch and os differ from the stored ones). A new file
+//     byte-equal to the marshalled specification is "The file has nothing
+//     changed"; any other is shown as a diff, confirmed (unless --yes) and
+//     stored as the specification made of it.
 //   - display --format json prints manager.JSONOutput: cluster_meta
 //     (cluster_type, cluster_name, cluster_version, deploy_user, ssh_type,
 //     tls_enabled, dashboard_url, ...) and instances, each with id, role,

@@ -167,7 +167,7 @@ func TestEditConfigRunsEditorAsOneExecutable(t *testing.T) {
 
 	// An editor that is one program works, and its file is what tiup applies.
 	editor := filepath.Join(t.TempDir(), "editor")
-	os.WriteFile(editor, []byte("#!/bin/sh\ncp "+edited+" \"$1\"\n"), 0o755)
+	os.WriteFile(editor, []byte("#!/bin/sh\nsed -i 's/apply-pool-size: 3/apply-pool-size: 4/' \"$1\"\n"), 0o755)
 	expect(t, s.Run(t, "", []string{"EDITOR=" + editor}, "cluster", "edit-config", "sb"), 1,
 		"apply-pool-size: 4", "do you want to apply the change? [y/N]:", "Operation aborted")
 	expect(t, s.Run(t, "y\n", []string{"EDITOR=" + editor}, "cluster", "edit-config", "sb"), 0, "Applied successfully")
@@ -176,6 +176,224 @@ func TestEditConfigRunsEditorAsOneExecutable(t *testing.T) {
 	if last := calls[len(calls)-2]; last.Editor != editor || !strings.Contains(last.Topology, "apply-pool-size: 4") {
 		t.Errorf("recorded call: %+v", last)
 	}
+	// The editor is given show-config's text: leaving it as it is changes nothing.
+	expect(t, s.Run(t, "", []string{"EDITOR=true"}, "cluster", "edit-config", "sb"), 0, "The file has nothing changed")
+}
+
+// showConfig is what tiup's show-config prints for the cluster deploy()
+// makes of topology: yaml.Marshal of the specification tiup keeps, every
+// default filled (pkg/cluster/spec: the default tags, setCustomDefaults,
+// ExpandRelativeDir; arch and os from the hosts, x86_64 Linux here),
+// yaml.v3's four-space indentation, every server_configs key and the
+// sections without omitempty printed when empty.
+const showConfig = `global:
+    user: tidb
+    ssh_port: 22
+    ssh_type: builtin
+    deploy_dir: /tidb-deploy
+    data_dir: /tidb-data
+    os: linux
+    systemd_mode: system
+monitored:
+    node_exporter_port: 9100
+    blackbox_exporter_port: 9115
+    deploy_dir: /tidb-deploy/monitor-9100
+    data_dir: /tidb-data/monitor-9100
+    log_dir: /tidb-deploy/monitor-9100/log
+server_configs:
+    tidb: {}
+    tikv:
+        raftstore.apply-pool-size: 3
+    pd: {}
+    tso: {}
+    scheduling: {}
+    resource_manager: {}
+    router: {}
+    tidb_dashboard: {}
+    tiflash: {}
+    tiproxy: {}
+    tiflash-learner: {}
+    pump: {}
+    drainer: {}
+    cdc: {}
+    kvcdc: {}
+    grafana: {}
+    ng_monitoring: {}
+tidb_servers:
+    - host: 10.0.1.2
+      ssh_port: 22
+      port: 4000
+      status_port: 10080
+      deploy_dir: /tidb-deploy/tidb-4000
+      log_dir: /tidb-deploy/tidb-4000/log
+      numa_node: "1"
+      arch: amd64
+      os: linux
+tikv_servers:
+    - host: 10.0.1.4
+      ssh_port: 22
+      port: 20160
+      status_port: 20180
+      deploy_dir: /tidb-deploy/tikv-20160
+      data_dir: /tidb-data/tikv-20160
+      log_dir: /tidb-deploy/tikv-20160/log
+      arch: amd64
+      os: linux
+    - host: 10.0.1.5
+      ssh_port: 22
+      port: 20161
+      status_port: 20180
+      deploy_dir: /tidb-deploy/tikv-20161
+      data_dir: /tidb-deploy/tikv-20161/kv
+      log_dir: /tidb-deploy/tikv-20161/log
+      arch: amd64
+      os: linux
+tiflash_servers: []
+tiproxy_servers: []
+pd_servers:
+    - host: 10.0.1.1
+      ssh_port: 22
+      name: pd-10.0.1.1-2379
+      client_port: 2379
+      peer_port: 2380
+      deploy_dir: /tidb-deploy/pd-2379
+      data_dir: /tidb-data/pd-2379
+      log_dir: /tidb-deploy/pd-2379/log
+      arch: amd64
+      os: linux
+    - host: 10.0.1.2
+      ssh_port: 22
+      name: pd-10.0.1.2-2379
+      client_port: 2379
+      peer_port: 2380
+      deploy_dir: /tidb-deploy/pd-2379
+      data_dir: /tidb-data/pd-2379
+      log_dir: /tidb-deploy/pd-2379/log
+      arch: amd64
+      os: linux
+monitoring_servers: []
+`
+
+// show-config prints the specification tiup keeps, not the file deploy
+// was given (manager.ShowConfig).
+func TestShowConfigPrintsTheSpecification(t *testing.T) {
+	s := tiupstub.New(t)
+	deploy(t, s, "sb")
+	r := s.Run(t, "", nil, "cluster", "show-config", "sb")
+	expect(t, r, 0)
+	if r.Stdout != showConfig {
+		t.Errorf("show-config printed:\n%s\nwant:\n%s", r.Stdout, showConfig)
+	}
+
+	// Relative directories: deploy_dir under /home/USER, data_dir and
+	// log_dir under the deploy_dir, the monitored directories as tiup
+	// joins them (its parse_topology_test.go has the same case); whole
+	// floats keep their decimal point (tiup's yaml.v3 fork); Prometheus
+	// gets ng_port from v5.4.0.
+	topoFile, key := files(t, `global:
+  deploy_dir: my-deploy
+server_configs:
+  tidb:
+    performance.feedback-probability: 1.0
+tikv_servers:
+  - host: 172.16.5.140
+    data_dir: my-data
+    log_dir: my-log
+monitoring_servers:
+  - host: 172.16.5.141
+    arch: AArch64
+`)
+	expect(t, s.Run(t, "", nil, "cluster", "deploy", "rel", "v5.4.0", topoFile, "-i", key, "--yes"), 0)
+	r = s.Run(t, "", nil, "cluster", "show-config", "rel")
+	for _, want := range []string{
+		"    deploy_dir: my-deploy\n    data_dir: data\n",
+		"    deploy_dir: /home/tidb/my-deploy/monitor-9100\n    data_dir: /home/tidb/my-deploy/monitor-9100/data/monitor-9100\n" +
+			"    log_dir: /home/tidb/my-deploy/monitor-9100/my-deploy/monitor-9100/log\n",
+		"        performance.feedback-probability: 1.0\n",
+		"      deploy_dir: /home/tidb/my-deploy/tikv-20160\n      data_dir: /home/tidb/my-deploy/tikv-20160/my-data\n" +
+			"      log_dir: /home/tidb/my-deploy/tikv-20160/my-log\n",
+		"      port: 9090\n      ng_port: 12020\n      deploy_dir: /home/tidb/my-deploy/prometheus-9090\n" +
+			"      data_dir: /home/tidb/my-deploy/prometheus-9090/data\n      log_dir: /home/tidb/my-deploy/prometheus-9090/log\n",
+		"      external_alertmanagers: []\n      arch: arm64\n      os: linux\n",
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("show-config lacks\n%s\nin\n%s", want, r.Stdout)
+		}
+	}
+}
+
+// edit-config compares the new file with yaml.Marshal of the stored
+// specification (manager.editTopo), not with the file deploy was given.
+func TestEditConfigComparesWithTheSpecification(t *testing.T) {
+	s := tiupstub.New(t)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+
+	// show-config's own text is no change.
+	deployed := deploy(t, s, "sb")
+	shown := write("shown.yaml", showConfig)
+	expect(t, s.Run(t, "", nil, "cluster", "edit-config", "sb", "--topology-file", shown), 0, "The file has nothing changed")
+
+	// The file deploy was given: tiup does not expand its directories nor
+	// ask the hosts their arch and os when it reads an edit, so a file with
+	// relative log or data directories, or without arch and os, changes
+	// what cannot change and is refused (exit 0).
+	r := s.Run(t, "", nil, "cluster", "edit-config", "sb", "--topology-file", deployed, "--yes")
+	expect(t, r, 0, "New topology could not be saved: ", "Nothing changed.",
+		"immutable field changed: TiDBServers.0.LogDir changed from '/tidb-deploy/tidb-4000/log' to 'log', "+
+			"TiDBServers.0.Arch changed from 'amd64' to '', TiDBServers.0.OS changed from 'linux' to '', ",
+		"TiKVServers.1.DataDir changed from '/tidb-deploy/tikv-20161/kv' to 'kv', ")
+	if strings.Contains(r.Stdout, "Applied") {
+		t.Errorf("the deploy file was applied:\n%s", r.Stdout)
+	}
+
+	// A deploy file whose specification has the same directories, arch and
+	// os as the stored one is taken: its text differs from the marshalled
+	// specification, so tiup shows the diff, asks, and applies it.
+	full := `global:
+  user: tidb
+  deploy_dir: /tidb-deploy
+  data_dir: /tidb-data
+  log_dir: /tidb-log
+pd_servers:
+  - host: 10.0.1.1
+    arch: amd64
+    os: linux
+tidb_servers:
+  - host: 10.0.1.2
+    arch: amd64
+    os: linux
+tikv_servers:
+  - host: 10.0.1.4
+    arch: amd64
+    os: linux
+`
+	topoFile, key := files(t, full)
+	expect(t, s.Run(t, "", nil, "cluster", "deploy", "full", "v5.2.0", topoFile, "-i", key, "--yes"), 0)
+	before := s.Run(t, "", nil, "cluster", "show-config", "full").Stdout
+	r = s.Run(t, "", nil, "cluster", "edit-config", "full", "--topology-file", topoFile)
+	expect(t, r, 1, "\x1b[31m    user: tidb\n", "\x1b[32m  user: tidb\n",
+		"Please check change highlight above, do you want to apply the change? [y/N]:(default=N)", "Operation aborted by user")
+	r = s.Run(t, "", nil, "cluster", "edit-config", "full", "--topology-file", topoFile, "--yes")
+	expect(t, r, 0, "\x1b[32m  user: tidb\n", "Applying changes...", "Applied successfully")
+	if strings.Contains(r.Stdout, "apply the change?") {
+		t.Errorf("--yes asked:\n%s", r.Stdout)
+	}
+	// What is stored is the specification of the file, which here prints
+	// as before; the same file again is a change again.
+	after := s.Run(t, "", nil, "cluster", "show-config", "full").Stdout
+	if after != before || !strings.Contains(after, "      log_dir: /tidb-log/tidb-4000\n") {
+		t.Errorf("show-config before the edit:\n%s\nafter:\n%s", before, after)
+	}
+	expect(t, s.Run(t, "", nil, "cluster", "edit-config", "full", "--topology-file", topoFile, "--yes"), 0, "Applied successfully")
+	expect(t, s.Run(t, "", nil, "cluster", "edit-config", "full", "--topology-file", write("after.yaml", after), "--yes"), 0,
+		"The file has nothing changed")
 }
 
 // Topology files are read strictly and checked as tiup checks them; an
@@ -200,13 +418,20 @@ func TestTopologyChecks(t *testing.T) {
 	expect(t, s.Run(t, "", []string{"SSH_AUTH_SOCK="}, "cluster", "deploy", "nokey", "v5.2.0", topoFile, "-i", "/nonexistent", "--yes"), 1,
 		"none of ssh password, identity file, SSH_AUTH_SOCK specified")
 
+	// Edits start from show-config's text, as a user's must.
 	deploy(t, s, "sb")
 	dir := t.TempDir()
 	for _, c := range []struct{ name, topo, want string }{
-		{"add", topology + "  - host: 10.0.1.6\n", "added tikv_servers.2"},
-		{"host", strings.Replace(topology, "host: 10.0.1.5", "host: 10.0.1.7", 1), "tikv_servers.1.host changed from '10.0.1.5' to '10.0.1.7'"},
-		{"dir", strings.Replace(topology, "data_dir: /tidb-data", "data_dir: /data", 1), "global.data_dir changed"},
-		{"parse", topology + "bogus: 1\n", "Failed to parse topology file: yaml: unmarshal errors"},
+		{"add", strings.Replace(showConfig, "tiflash_servers: []", "    - host: 10.0.1.6\ntiflash_servers: []", 1),
+			"immutable field changed: added TiKVServers.2.Host with value '10.0.1.6', added TiKVServers.2.ssh_port with value '22', " +
+				"added TiKVServers.2.Port with value '20160', added TiKVServers.2.StatusPort with value '20180', " +
+				"added TiKVServers.2.DeployDir with value '/tidb-deploy/tikv-20160', added TiKVServers.2.DataDir with value '/tidb-data/tikv-20160', " +
+				"added TiKVServers.2.LogDir with value 'log'\n"},
+		{"remove", showConfig[:strings.LastIndex(showConfig, "    - host: 10.0.1.2\n")] + "monitoring_servers: []\n",
+			"removed PDServers.1.Host with value '10.0.1.2', removed PDServers.1.ssh_port with value '22', removed PDServers.1.Name with value 'pd-10.0.1.2-2379'"},
+		{"host", strings.Replace(showConfig, "host: 10.0.1.5", "host: 10.0.1.7", 1), "immutable field changed: TiKVServers.1.Host changed from '10.0.1.5' to '10.0.1.7'\n"},
+		{"dir", strings.Replace(showConfig, "    data_dir: /tidb-data\n", "    data_dir: /data\n", 1), "immutable field changed: global.DataDir changed from '/tidb-data' to '/data'\n"},
+		{"parse", showConfig + "bogus: 1\n", "Failed to parse topology file: yaml: unmarshal errors"},
 	} {
 		f := filepath.Join(dir, c.name+".yaml")
 		os.WriteFile(f, []byte(c.topo), 0o644)
@@ -214,12 +439,13 @@ func TestTopologyChecks(t *testing.T) {
 			"New topology could not be saved: ", c.want, "Nothing changed.")
 	}
 	expect(t, s.Run(t, "", nil, "cluster", "show-config", "sb"), 0, "raftstore.apply-pool-size: 3")
-	// server_configs and numa_node may change.
+	// server_configs, numa_node and ssh_port may change.
 	f := filepath.Join(dir, "ok.yaml")
-	os.WriteFile(f, []byte(strings.NewReplacer("apply-pool-size: 3", "apply-pool-size: 5", `numa_node: "1"`, `numa_node: "0"`).Replace(topology)), 0o644)
+	os.WriteFile(f, []byte(strings.NewReplacer("apply-pool-size: 3", "apply-pool-size: 5", `numa_node: "1"`, `numa_node: "0"`,
+		"    - host: 10.0.1.4\n      ssh_port: 22\n", "    - host: 10.0.1.4\n      ssh_port: 2222\n").Replace(showConfig)), 0o644)
 	expect(t, s.Run(t, "", nil, "cluster", "edit-config", "sb", "--topology-file", f), 1, "Operation aborted")
 	expect(t, s.Run(t, "", nil, "cluster", "edit-config", "sb", "--topology-file", f, "--yes"), 0, "Applied successfully")
-	expect(t, s.Run(t, "", nil, "cluster", "show-config", "sb"), 0, "raftstore.apply-pool-size: 5")
+	expect(t, s.Run(t, "", nil, "cluster", "show-config", "sb"), 0, "raftstore.apply-pool-size: 5", `numa_node: "0"`, "ssh_port: 2222")
 	expect(t, s.Run(t, "", nil, "cluster", "edit-config", "sb", "--topology-file", f, "--yes"), 0, "The file has nothing changed")
 }
 
