@@ -140,11 +140,10 @@ func mergeParts(dir string, dirs []string, t Together, errs []error, redact func
 	if len(ran) == 0 {
 		return nil, errors.Join(stepErr, errors.New("no part ran"))
 	}
-	merged, err := results.Merge(ran, results.MergeOptions{Force: true, NotAdditive: t.NotAdditive})
+	sum, err := results.Merge(dir, ran, results.MergeOptions{Force: true, NotAdditive: t.NotAdditive})
 	if err != nil {
 		return nil, errors.Join(stepErr, err)
 	}
-	sum := merged.Summary
 	// Merge numbers the parts it was given; keep each part's own folder.
 	for i := range sum.Parts {
 		rel, _ := filepath.Rel(dir, ran[i].Dir)
@@ -181,8 +180,7 @@ func mergeParts(dir string, dirs []string, t Together, errs []error, redact func
 	case len(failed) > 0: // continue: the step stands on the parts that ran
 		sum.Status, sum.Error = results.StatusCompleted, strings.Join(failed, "; ")
 	}
-	merged.Output = []byte(redact(togetherText(sum)))
-	if err := results.WriteStep(dir, merged); err != nil {
+	if err := results.FinishStep(dir, sum, []byte(redact(togetherText(sum)))); err != nil {
 		return sum, errors.Join(stepErr, err)
 	}
 	return sum, stepErr

@@ -69,15 +69,15 @@ func partsRun(t *testing.T, name string, parts []partSpec) string {
 		writeLoad(t, pd, "oltp_point_select", p.threads, p.tps, p.latMS, tags)
 		ran = append(ran, results.MergePart{Name: p.name, Dir: pd})
 	}
-	merged, err := results.Merge(ran, results.MergeOptions{})
+	merged, err := results.Merge(step, ran, results.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range merged.Summary.Parts { // as a together step: each part's own folder
-		merged.Summary.Parts[i].Dir, _ = filepath.Rel(step, ran[i].Dir)
+	for i := range merged.Parts { // as a together step: each part's own folder
+		merged.Parts[i].Dir, _ = filepath.Rel(step, ran[i].Dir)
 	}
-	merged.Summary.Parts = append(merged.Summary.Parts, idle...)
-	if err := results.WriteStep(step, merged); err != nil {
+	merged.Parts = append(merged.Parts, idle...)
+	if err := results.FinishStep(step, merged, nil); err != nil {
 		t.Fatal(err)
 	}
 	m := &results.Manifest{Tool: results.ToolInfo{Name: results.ToolName, Version: "dev"}, Plan: "parts.star",

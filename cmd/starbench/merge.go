@@ -63,13 +63,18 @@ func (a *app) merge(dirs []string, out string, force bool) error {
 		}
 		parts[i] = results.MergePart{Name: partName(d), Dir: step}
 	}
-	merged, err := results.Merge(parts, results.MergeOptions{Force: force, NotAdditive: notAdditiveMetrics})
-	if errors.Is(err, results.ErrCannotMerge) || errors.Is(err, results.ErrNotResults) {
-		return usagef("merge: %v", err)
-	}
-	if err != nil {
+	opts := results.MergeOptions{Force: force, NotAdditive: notAdditiveMetrics}
+	badInput := func(err error) error {
+		if errors.Is(err, results.ErrCannotMerge) || errors.Is(err, results.ErrNotResults) {
+			return usagef("merge: %v", err)
+		}
 		return err
 	}
+	if err := results.CheckMerge(parts, opts); err != nil {
+		return badInput(err)
+	}
+	_, statErr := os.Stat(out)
+	existed := out != "" && statErr == nil
 	dir, err := results.Create(out, "", "merge", time.Now())
 	if errors.Is(err, results.ErrNotEmpty) {
 		return usagef("merge: -o %s exists and is not empty", out)
@@ -77,14 +82,21 @@ func (a *app) merge(dirs []string, out string, force bool) error {
 	if err != nil {
 		return err
 	}
+	// The merge streams into the folder; one refused on the way (a part's
+	// files that do not parse) leaves nothing, not even a folder it made.
+	sum, err := results.Merge(dir, parts, opts)
+	if err != nil {
+		if !existed {
+			os.Remove(dir)
+		}
+		return badInput(err)
+	}
 	for k, p := range parts {
 		if err := results.CopyStep(p.Dir, filepath.Join(dir, results.PartDir(k+1, p.Name))); err != nil {
 			return err
 		}
 	}
-	sum := merged.Summary
-	merged.Output = []byte(fmt.Sprintf("merged %d folders: %s\n", len(dirs), strings.Join(dirs, " ")))
-	if err := results.WriteStep(dir, merged); err != nil {
+	if err := results.FinishStep(dir, sum, []byte(fmt.Sprintf("merged %d folders: %s\n", len(dirs), strings.Join(dirs, " ")))); err != nil {
 		return err
 	}
 	now := time.Now().UTC()

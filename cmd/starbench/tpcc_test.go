@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -92,6 +93,21 @@ func TestTPCCCommandLines(t *testing.T) {
 	}
 	if sum.Events != 200 || kinds != 200 || sum.Metrics["tpmC"] == 0 || sum.Metrics["efficiency"] != 0 {
 		t.Errorf("merged segments: events %d, by kind %d, metrics %v", sum.Events, kinds, sum.Metrics)
+	}
+	// tpmC and tpmTotal are rates of the same minutes: the merge's are the
+	// segments' sums.
+	for _, metric := range []string{"tpmC", "tpmTotal"} {
+		var parts float64
+		for _, seg := range segs {
+			s, err := results.ReadSummary(seg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts += s.Metrics[metric]
+		}
+		if math.Abs(sum.Metrics[metric]-parts) > 1e-6*parts || parts == 0 {
+			t.Errorf("merged %s %v; the segments' sum %v", metric, sum.Metrics[metric], parts)
+		}
 	}
 
 	// A district whose next order id moved breaks condition 3.3.2.2 (exit 1).

@@ -6,9 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
-	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -40,40 +42,94 @@ type MergeOptions struct {
 	NotAdditive []string
 }
 
-// Merge merges the parts' step folders exactly into one step: counts,
-// errors by code and by kind summed; latency percentiles read off one
-// histogram holding every part's recorded latencies (the HdrHistogram
-// merge of their latency.hlog), with the exact minimum, maximum and sum;
-// rates summed; intervals aligned on the parts' common clock, each part's
-// interval going into the merged interval its start is nearest to. The
-// merged summary lists the parts (Dir as PartDir gives it). Parts whose
-// report intervals or planned durations differ, or whose workloads differ
-// without opts.Force, are an error wrapping ErrCannotMerge.
-func Merge(parts []MergePart, opts MergeOptions) (Step, error) {
+// Merge merges the parts' step folders exactly into the step folder dir
+// (made if needed): counts, errors by code and by kind summed; latency
+// percentiles read off one histogram holding every part's recorded
+// latencies (the HdrHistogram merge of their latency.hlog), with the
+// exact minimum, maximum and sum; rates summed; intervals aligned on the
+// parts' common clock, each part's interval going into the merged interval
+// its start is nearest to.
+//
+// Merge streams: it reads the parts' latency.hlog and intervals.csv
+// interval by interval, all on the common clock at once, and writes dir's
+// intervals.csv and latency.hlog as each merged interval completes,
+// keeping only running totals and one histogram per tag of the whole
+// step, so that its time grows with the intervals and its memory does
+// not. It returns the merged summary, listing the parts (Dir as PartDir
+// gives it), for the caller to complete and write with FinishStep: until
+// then dir has no summary.json and is not a step's result.
+//
+// Parts whose report intervals or planned durations differ, or whose
+// workloads differ without opts.Force, are an error wrapping
+// ErrCannotMerge (see CheckMerge); a part whose files do not parse, or
+// whose latency.hlog goes back in time, one wrapping ErrNotResults. On
+// an error dir holds nothing Merge wrote (it may have made dir itself).
+func Merge(dir string, parts []MergePart, opts MergeOptions) (*Summary, error) {
 	if len(parts) == 0 {
-		return Step{}, fmt.Errorf("%w: no parts", ErrCannotMerge)
+		return nil, fmt.Errorf("%w: no parts", ErrCannotMerge)
 	}
-	in := make([]*mergeInput, len(parts))
-	for i, p := range parts {
-		mi, err := readMergeInput(p)
-		if err != nil {
-			return Step{}, err
+	in, err := readMergeSummaries(parts)
+	if err != nil {
+		return nil, err
+	}
+	pool := &histPool{}
+	done := make(chan struct{}) // closed when Merge returns: the parts' readers stop
+	streams := make([]*partStream, 0, len(in))
+	defer func() {
+		close(done)
+		for _, p := range streams {
+			p.close()
 		}
-		in[i] = mi
+	}()
+	for _, m := range in {
+		p, err := openPartStream(m, pool, done)
+		if err != nil {
+			return nil, err
+		}
+		streams = append(streams, p)
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if !p.has && m.sum.Events > 0 {
+			return nil, fmt.Errorf("%w: %s has no %s: its latencies cannot be merged", ErrNotResults, p.dir, LatencyFile)
+		}
 	}
 	if err := checkMergeable(in, opts); err != nil {
-		return Step{}, err
+		return nil, err
 	}
 	sum := mergeSummary(in, opts)
-	ivs, lat := mergeIntervals(in, sum)
+	for i, p := range streams {
+		p.offset = in[i].sum.Started.Sub(sum.Started)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	out, err := createStepStream(dir, sum.Workload.Name, sum.Started)
+	if err != nil {
+		return nil, err
+	}
+	defer out.abort()
+	totals := map[string]*hdr.Histogram{"": nil}
+	if sum.ServiceLatency != nil {
+		totals[ServiceTag] = nil
+	}
+	for _, k := range sum.Kinds {
+		totals[KindTag(k.Name)] = nil
+	}
+	if err := mergeIntervals(streams, sum, out, totals, pool); err != nil {
+		return nil, err
+	}
+	if err := out.commit(); err != nil {
+		return nil, err
+	}
 	for k := range sum.Parts {
 		sum.Parts[k].Dir = PartDir(k+1, parts[k].Name)
 	}
 	extra := extraPercentile(sum)
-	sum.Latency = LatencyOf(totalOf(lat, ""), sum.Latency.MinMS, sum.Latency.MaxMS, sum.Latency.SumMS, sum.Events, extra...)
+	sum.Latency = LatencyOf(totals[""], sum.Latency.MinMS, sum.Latency.MaxMS, sum.Latency.SumMS, sum.Events, extra...)
 	if sum.ServiceLatency != nil {
 		svc := LatencySummary{Percentiles: PercentilesOf(nil, append(append([]float64(nil), SummaryPercentiles...), extra...))}
-		if h := totalOf(lat, ServiceTag); h != nil && h.TotalCount() > 0 {
+		if h := totals[ServiceTag]; h != nil && h.TotalCount() > 0 {
 			svc = LatencySummary{MinMS: float64(h.Min()) / 1000, MaxMS: float64(h.Max()) / 1000, AvgMS: h.Mean() / 1000,
 				Percentiles: PercentilesOf(h, append(append([]float64(nil), SummaryPercentiles...), extra...))}
 		}
@@ -81,9 +137,36 @@ func Merge(parts []MergePart, opts MergeOptions) (Step, error) {
 	}
 	for i := range sum.Kinds {
 		k := &sum.Kinds[i]
-		k.Latency = LatencyOf(totalOf(lat, KindTag(k.Name)), k.Latency.MinMS, k.Latency.MaxMS, k.Latency.SumMS, k.Events, extra...)
+		k.Latency = LatencyOf(totals[KindTag(k.Name)], k.Latency.MinMS, k.Latency.MaxMS, k.Latency.SumMS, k.Events, extra...)
 	}
-	return Step{Summary: sum, Intervals: ivs, Latency: lat}, nil
+	return sum, nil
+}
+
+// CheckMerge reads the parts' summaries and refuses, as Merge would, parts
+// that cannot be merged into one honest result (ErrCannotMerge) or are not
+// step folders (ErrNotResults): for a caller that makes the merged
+// folder, to refuse before it does.
+func CheckMerge(parts []MergePart, opts MergeOptions) error {
+	if len(parts) == 0 {
+		return fmt.Errorf("%w: no parts", ErrCannotMerge)
+	}
+	in, err := readMergeSummaries(parts)
+	if err != nil {
+		return err
+	}
+	return checkMergeable(in, opts)
+}
+
+// FinishStep writes the files of a step folder that Merge leaves to its
+// caller: output.txt (when output is not nil), then summary.json, which
+// makes the folder a step's result.
+func FinishStep(dir string, sum *Summary, output []byte) error {
+	if output != nil {
+		if err := WriteFile(filepath.Join(dir, OutputFile), output); err != nil {
+			return err
+		}
+	}
+	return WriteJSON(filepath.Join(dir, SummaryFile), sum)
 }
 
 // PartDir is part k's folder (1-based) inside a merged step's folder.
@@ -114,31 +197,22 @@ func extraPercentile(s *Summary) []float64 {
 	return nil
 }
 
-// mergeInput is one part read back.
+// mergeInput is one part's summary.
 type mergeInput struct {
-	part      MergePart
-	sum       *Summary
-	intervals []Interval
-	latency   []LatencyInterval
+	part MergePart
+	sum  *Summary
 }
 
-func readMergeInput(p MergePart) (*mergeInput, error) {
-	sum, err := ReadSummary(p.Dir)
-	if err != nil {
-		return nil, err
+func readMergeSummaries(parts []MergePart) ([]*mergeInput, error) {
+	in := make([]*mergeInput, len(parts))
+	for i, p := range parts {
+		sum, err := ReadSummary(p.Dir)
+		if err != nil {
+			return nil, err
+		}
+		in[i] = &mergeInput{part: p, sum: sum}
 	}
-	rows, err := ReadIntervals(p.Dir)
-	if err != nil {
-		return nil, err
-	}
-	lat, err := ReadLatency(p.Dir, sum.Started)
-	if err != nil {
-		return nil, err
-	}
-	if len(lat) == 0 && sum.Events > 0 {
-		return nil, fmt.Errorf("%w: %s has no %s: its latencies cannot be merged", ErrNotResults, p.Dir, LatencyFile)
-	}
-	return &mergeInput{part: p, sum: sum, intervals: rows, latency: lat}, nil
+	return in, nil
 }
 
 // checkMergeable refuses parts that would not merge into one honest result.
@@ -361,97 +435,222 @@ func segmentsOf(in []*mergeInput) string {
 	return fmt.Sprintf("%d of %s", len(in), n)
 }
 
-// bucket is one merged interval: the parts' intervals whose start is
-// nearest to its start on the common clock.
-type bucket struct {
-	start, end time.Duration // on the common clock
-	hists      map[string]*hdr.Histogram
-	tags       []string // in the order first seen, "" first
-	row        *Interval
+// partStream is one part read as a stream: its latency.hlog read and
+// decoded ahead by a goroutine of its own, its intervals.csv rows read as
+// far as the histograms' ends.
+type partStream struct {
+	dir     string
+	offset  time.Duration // its start on the common clock
+	log     *hlogReader
+	rows    *rowReader
+	pool    *histPool
+	entries chan logEntry
+	read    chan struct{} // closed when the reader has stopped
+	// The interval histogram read ahead (has: there is one), and for an
+	// untagged one, the merged interval it goes into.
+	has        bool
+	tag        string
+	start, end time.Duration
+	hist       *sparseHist
+	k          int
 }
 
-// mergeIntervals aligns the parts' intervals on the clock of the earliest
-// start and adds up each merged interval's rows and histograms.
-func mergeIntervals(in []*mergeInput, sum *Summary) ([]Interval, []LatencyInterval) {
+// logEntry is an interval histogram read, or the error that ended the
+// reading.
+type logEntry struct {
+	tag        string
+	start, end time.Duration
+	hist       *sparseHist
+	err        error
+}
+
+// openPartStream opens a part's files and starts reading its histograms
+// (until the end, an error or done).
+func openPartStream(m *mergeInput, pool *histPool, done <-chan struct{}) (*partStream, error) {
+	p := &partStream{dir: m.part.Dir, pool: pool, entries: make(chan logEntry, 256), read: make(chan struct{})}
+	var err error
+	if p.rows, err = openRows(p.dir); err != nil {
+		return nil, err
+	}
+	if p.log, err = openHlog(p.dir, m.sum.Started, newHistCodec()); err != nil {
+		p.rows.close()
+		return nil, err
+	}
+	go p.readLog(done)
+	return p, nil
+}
+
+// readLog decodes the part's interval histograms ahead of the merge.
+func (p *partStream) readLog(done <-chan struct{}) {
+	defer close(p.read)
+	defer close(p.entries)
+	for {
+		h := p.pool.get()
+		tag, start, end, ok, err := p.log.next(h)
+		e := logEntry{tag: tag, start: start, end: end, hist: h, err: err}
+		if err != nil || !ok {
+			p.pool.put(h)
+			e.hist = nil
+		}
+		if !ok && err == nil {
+			return
+		}
+		select {
+		case p.entries <- e:
+		case <-done:
+			p.pool.put(e.hist)
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// advance takes the part's next interval histogram.
+func (p *partStream) advance() error {
+	e, ok := <-p.entries
+	p.has, p.hist = false, nil
+	if e.err != nil {
+		return fmt.Errorf("%w: %s/%s: %v", ErrNotResults, p.dir, LatencyFile, e.err)
+	}
+	if ok {
+		p.has, p.tag, p.start, p.end, p.hist = true, e.tag, e.start, e.end, e.hist
+	}
+	return nil
+}
+
+// close closes the part's files once its reader has stopped (the caller
+// has closed done).
+func (p *partStream) close() {
+	<-p.read
+	p.log.close()
+	p.rows.close()
+}
+
+// bucketOf places the untagged interval read ahead: the merged interval
+// its start on the common clock is nearest to.
+func (p *partStream) bucketOf(length time.Duration) int {
+	return int(math.Round(float64(p.offset+p.start) / float64(length)))
+}
+
+// bucket is one merged interval: the parts' intervals whose start is
+// nearest to its start on the common clock, their histograms by tag (in
+// the order first seen, "" first) and their rows summed; then its lines
+// of latency.hlog, encoded by one of the encoders.
+type bucket struct {
+	start, end time.Duration // on the common clock
+	tags       []string
+	hists      []*sparseHist
+	row        Interval
+	hasRow     bool
+	lines      []byte
+	err        error
+	encoded    chan struct{}
+}
+
+// mergeIntervals merges the parts' intervals on the clock of the earliest
+// start, handing each merged interval to be written when every part has
+// gone past it, and adds its histograms to totals (the tags asked for, by
+// tag, made from the first of each).
+func mergeIntervals(ps []*partStream, sum *Summary, out *stepStream, totals map[string]*hdr.Histogram, pool *histPool) (err error) {
 	length := time.Duration(sum.IntervalSeconds * float64(time.Second))
 	if length <= 0 {
 		length = time.Second
-		for _, m := range in {
-			if len(m.latency) > 0 && m.latency[0].End > m.latency[0].Start {
-				length = m.latency[0].End - m.latency[0].Start
+		for _, p := range ps {
+			if p.has && p.end > p.start { // the part's first interval histogram
+				length = p.end - p.start
 				break
 			}
 		}
 	}
-	buckets := map[int]*bucket{}
-	for _, m := range in {
-		offset := m.sum.Started.Sub(sum.Started)
-		rowAt := rowsByEnd(m.intervals)
-		var cur *bucket
-		for _, li := range m.latency {
-			if li.Tag == "" {
-				k := int(math.Round(float64(offset+li.Start) / float64(length)))
-				b := buckets[k]
-				if b == nil {
-					b = &bucket{start: offset + li.Start, end: offset + li.End, hists: map[string]*hdr.Histogram{}}
-					buckets[k] = b
+	// A tagged histogram belongs to the untagged one before it: those
+	// before a part's first have none.
+	for _, p := range ps {
+		for p.has && p.tag != "" {
+			pool.put(p.hist)
+			if err := p.advance(); err != nil {
+				return err
+			}
+		}
+		if p.has {
+			p.k = p.bucketOf(length)
+		}
+	}
+	w := startBucketWriter(out, pool)
+	defer func() {
+		if werr := w.close(); err == nil {
+			err = werr
+		}
+	}()
+	var m merger
+	for {
+		k, any := 0, false
+		for _, p := range ps {
+			if p.has && (!any || p.k < k) {
+				k, any = p.k, true
+			}
+		}
+		if !any {
+			return nil
+		}
+		b := w.bucket()
+		for _, p := range ps {
+			for p.has && p.k == k {
+				start, end := p.offset+p.start, p.offset+p.end
+				if len(b.tags) == 0 {
+					b.start, b.end = start, end
 				}
-				b.start, b.end = min(b.start, offset+li.Start), max(b.end, offset+li.End)
-				if row, ok := rowAt(li.End); ok {
+				b.start, b.end = min(b.start, start), max(b.end, end)
+				row, ok, err := p.rows.at(p.end)
+				if err != nil {
+					return fmt.Errorf("%w: %s/%s: %v", ErrNotResults, p.dir, IntervalsFile, err)
+				}
+				if ok {
 					b.addRow(row)
 				}
-				cur = b
+				b.add("", p.hist, &m, pool)
+				if err := p.advance(); err != nil {
+					return err
+				}
+				for p.has && p.tag != "" {
+					b.add(p.tag, p.hist, &m, pool)
+					if err := p.advance(); err != nil {
+						return err
+					}
+				}
+				if p.has {
+					if p.k = p.bucketOf(length); p.k < k {
+						return fmt.Errorf("%w: %s/%s: the interval at %v starts before the one before it", ErrNotResults, p.dir, LatencyFile, p.start)
+					}
+				}
 			}
-			if cur != nil {
-				cur.add(li.Tag, li.Histogram)
-			}
+		}
+		if err := b.finish(out, totals); err != nil {
+			return err
+		}
+		if err := w.write(b); err != nil {
+			return err
 		}
 	}
-	keys := make([]int, 0, len(buckets))
-	for k := range buckets {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	var rows []Interval
-	var lat []LatencyInterval
-	for _, k := range keys {
-		b := buckets[k]
-		for _, tag := range b.tags {
-			lat = append(lat, LatencyInterval{Start: b.start, End: b.end, Tag: tag, Histogram: b.hists[tag]})
-		}
-		if b.row == nil {
-			continue
-		}
-		row := *b.row
-		row.Time = b.end.Seconds()
-		if h := b.hists[""]; h != nil && h.TotalCount() > 0 {
-			at := func(q float64) float64 { return float64(h.ValueAtPercentile(q)) / 1000 }
-			row.P50, row.P95, row.P99, row.Max = at(50), at(95), at(99), float64(h.Max())/1000
-		} else {
-			row.P50, row.P95, row.P99, row.Max = 0, 0, 0, 0
-		}
-		rows = append(rows, row)
-	}
-	return rows, lat
 }
 
 // add merges a part's interval histogram into the bucket's; the first of
-// a tag becomes the bucket's own (the parts' histograms are read for the
-// merge alone).
-func (b *bucket) add(tag string, h *hdr.Histogram) {
-	if m, ok := b.hists[tag]; ok {
-		m.Merge(h)
-		return
+// a tag becomes the bucket's own.
+func (b *bucket) add(tag string, h *sparseHist, m *merger, pool *histPool) {
+	for i, t := range b.tags {
+		if t == tag {
+			m.merge(b.hists[i], h)
+			pool.put(h)
+			return
+		}
 	}
-	b.hists[tag] = h
-	b.tags = append(b.tags, tag)
+	b.tags, b.hists = append(b.tags, tag), append(b.hists, h)
 }
 
 func (b *bucket) addRow(r Interval) {
-	if b.row == nil {
-		b.row = &Interval{}
-	}
-	t := b.row
+	b.hasRow = true
+	t := &b.row
 	t.Threads += r.Threads
 	t.Events += r.Events
 	t.TPS += r.TPS
@@ -463,57 +662,175 @@ func (b *bucket) addRow(r Interval) {
 	t.ReconnectsPerS += r.ReconnectsPerS
 }
 
-// rowsByEnd finds a part's intervals.csv row by its interval's end, each
-// row once, the nearest within 3 ms: the row's time is rounded to the
-// millisecond, the log's end truncated to it twice (when written, and
-// when read back through floating-point seconds), so the two may differ
-// by 2 ms.
-func rowsByEnd(rows []Interval) func(end time.Duration) (Interval, bool) {
-	byMS := make(map[int64]Interval, len(rows))
-	for _, r := range rows {
-		byMS[int64(math.Round(r.Time*1000))] = r
+// finish completes the merged interval's row (its time and latency
+// percentiles) and adds its histograms to the totals asked for.
+func (b *bucket) finish(out *stepStream, totals map[string]*hdr.Histogram) error {
+	for i, tag := range b.tags {
+		if err := out.checkTag(tag); err != nil {
+			return err
+		}
+		h := b.hists[i]
+		if t, ok := totals[tag]; ok {
+			if t == nil {
+				t = hdr.New(h.g.lowest, h.g.highest, int(h.g.sig))
+				totals[tag] = t
+			}
+			h.mergeInto(t)
+		}
 	}
-	return func(end time.Duration) (Interval, bool) {
-		ms := end.Milliseconds()
-		for _, k := range []int64{ms, ms + 1, ms - 1, ms + 2, ms - 2, ms + 3, ms - 3} {
-			if r, ok := byMS[k]; ok {
-				delete(byMS, k)
-				return r, true
+	if b.hasRow {
+		b.row.Time = b.end.Seconds()
+		if h := b.hists[0]; h.total > 0 { // the untagged histogram, always first
+			at := func(q float64) float64 { return float64(h.valueAtPercentile(q)) / 1000 }
+			b.row.P50, b.row.P95, b.row.P99, b.row.Max = at(50), at(95), at(99), float64(h.maxValue())/1000
+		}
+	}
+	return nil
+}
+
+// bucketWriter encodes merged intervals' histograms on every CPU and
+// writes the intervals in order, a bounded number of them in flight.
+type bucketWriter struct {
+	out     *stepStream
+	pool    *histPool
+	todo    chan *bucket // to encode
+	order   chan *bucket // to write, in order
+	free    chan *bucket
+	written chan struct{} // closed when the writer has stopped
+	encoded sync.WaitGroup
+	failed  atomic.Pointer[error]
+}
+
+func startBucketWriter(out *stepStream, pool *histPool) *bucketWriter {
+	const inFlight = 64
+	w := &bucketWriter{out: out, pool: pool, todo: make(chan *bucket, inFlight), order: make(chan *bucket, inFlight),
+		free: make(chan *bucket, inFlight+2), written: make(chan struct{})}
+	for range runtime.GOMAXPROCS(0) {
+		w.encoded.Add(1)
+		go w.encode()
+	}
+	go w.writeAll()
+	return w
+}
+
+// bucket is an empty bucket to fill.
+func (w *bucketWriter) bucket() *bucket {
+	select {
+	case b := <-w.free:
+		return b
+	default:
+		return &bucket{encoded: make(chan struct{}, 1)}
+	}
+}
+
+// write hands a finished bucket over to be encoded and written; an error
+// is the writer's, when it has failed.
+func (w *bucketWriter) write(b *bucket) error {
+	if err := w.failed.Load(); err != nil {
+		w.recycle(b)
+		return *err
+	}
+	w.order <- b
+	w.todo <- b
+	return nil
+}
+
+func (w *bucketWriter) encode() {
+	defer w.encoded.Done()
+	c := newHistCodec()
+	for b := range w.todo {
+		lines := b.lines[:0]
+		for i, tag := range b.tags {
+			if lines, b.err = w.out.appendInterval(lines, c, tag, b.start, b.end, b.hists[i]); b.err != nil {
+				break
 			}
 		}
-		return Interval{}, false
+		b.lines = lines
+		b.encoded <- struct{}{}
 	}
 }
 
-// totalOf merges every interval histogram with tag.
-func totalOf(lat []LatencyInterval, tag string) *hdr.Histogram {
-	var total *hdr.Histogram
-	for _, li := range lat {
-		if li.Tag != tag {
-			continue
+func (w *bucketWriter) writeAll() {
+	defer close(w.written)
+	for b := range w.order {
+		<-b.encoded
+		err := b.err
+		if err == nil && w.failed.Load() == nil {
+			if err = w.out.write(b.lines); err == nil && b.hasRow {
+				err = w.out.row(b.row)
+			}
 		}
-		if total == nil {
-			total = emptyLike(li.Histogram)
+		if err != nil {
+			w.failed.CompareAndSwap(nil, &err)
 		}
-		total.Merge(li.Histogram)
+		w.recycle(b)
 	}
-	return total
 }
 
-// CopyStep copies a step folder's files (not its parts) into dst.
+// recycle returns a written bucket's histograms to the pool, and the
+// bucket to be filled again.
+func (w *bucketWriter) recycle(b *bucket) {
+	for _, h := range b.hists {
+		w.pool.put(h)
+	}
+	b.tags, b.hists, b.row, b.hasRow, b.err = b.tags[:0], b.hists[:0], Interval{}, false, nil
+	select {
+	case w.free <- b:
+	default:
+	}
+}
+
+// close waits for every bucket handed over to be written and returns the
+// first error.
+func (w *bucketWriter) close() error {
+	close(w.todo)
+	close(w.order)
+	w.encoded.Wait()
+	<-w.written
+	if err := w.failed.Load(); err != nil {
+		return *err
+	}
+	return nil
+}
+
+// histPool keeps the sparse histograms a merge is done with, for the next
+// intervals read.
+type histPool struct {
+	mu   sync.Mutex
+	free []*sparseHist
+}
+
+func (p *histPool) get() *sparseHist {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		h := p.free[n-1]
+		p.free = p.free[:n-1]
+		return h
+	}
+	return &sparseHist{}
+}
+
+func (p *histPool) put(h *sparseHist) {
+	if h != nil {
+		p.mu.Lock()
+		p.free = append(p.free, h)
+		p.mu.Unlock()
+	}
+}
+
+// CopyStep copies a step folder's files (not its parts) into dst, each
+// as a stream.
 func CopyStep(src, dst string) error {
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		return err
 	}
 	for _, name := range []string{IntervalsFile, LatencyFile, OutputFile, SummaryFile} { // the summary last
-		data, err := os.ReadFile(filepath.Join(src, name))
+		err := copyFile(filepath.Join(src, name), filepath.Join(dst, name))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return err
-		}
-		if err := WriteFile(filepath.Join(dst, name), data); err != nil {
 			return err
 		}
 	}

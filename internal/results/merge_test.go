@@ -3,6 +3,7 @@ package results_test
 import (
 	"errors"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -75,11 +76,15 @@ func TestMergeIsExact(t *testing.T) {
 		events += int64(len(vals))
 		parts = append(parts, results.MergePart{Name: string(rune('a' + i)), Dir: dir})
 	}
-	merged, err := results.Merge(parts, results.MergeOptions{NotAdditive: []string{"efficiency"}})
+	out := filepath.Join(root, "merged")
+	s, err := results.Merge(out, parts, results.MergeOptions{NotAdditive: []string{"efficiency"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := merged.Summary
+	intervals, err := results.ReadIntervals(out)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if s.Events != events || s.Queries != 2*events || s.Threads != 2+3+4 || s.ErrorsByCode["1213"] != 1+2+3 || s.Errors != 6 {
 		t.Errorf("merged counts: events %d (want %d), queries %d, threads %d, errors %v", s.Events, events, s.Queries, s.Threads, s.ErrorsByCode)
 	}
@@ -109,11 +114,11 @@ func TestMergeIsExact(t *testing.T) {
 		t.Errorf("merged tags %v, parts %+v", s.Tags, s.Parts)
 	}
 	// Intervals: five on the common clock, each the sum of the parts'.
-	if len(merged.Intervals) != 5 {
-		t.Fatalf("%d merged intervals, want 5: %+v", len(merged.Intervals), merged.Intervals)
+	if len(intervals) != 5 {
+		t.Fatalf("%d merged intervals, want 5: %+v", len(intervals), intervals)
 	}
 	var rowEvents int64
-	for _, r := range merged.Intervals {
+	for _, r := range intervals {
 		rowEvents += r.Events
 		if r.Threads != 9 {
 			t.Errorf("merged interval %+v: threads", r)
@@ -122,14 +127,13 @@ func TestMergeIsExact(t *testing.T) {
 	if rowEvents != events {
 		t.Errorf("merged intervals hold %d events, want %d", rowEvents, events)
 	}
-	// Written and read back, the merged folder merges again to itself.
-	out := filepath.Join(root, "merged")
-	if err := results.WriteStep(out, merged); err != nil {
+	// Finished and read back, the merged folder merges again to itself.
+	if err := results.FinishStep(out, s, nil); err != nil {
 		t.Fatal(err)
 	}
-	again, err := results.Merge([]results.MergePart{{Name: "m", Dir: out}}, results.MergeOptions{})
-	if err != nil || again.Summary.Events != events || again.Summary.Latency.Percentiles["99"] != s.Latency.Percentiles["99"] {
-		t.Errorf("merge of the merged folder: %v, %+v", err, again.Summary)
+	again, err := results.Merge(filepath.Join(root, "again"), []results.MergePart{{Name: "m", Dir: out}}, results.MergeOptions{})
+	if err != nil || again.Events != events || again.Latency.Percentiles["99"] != s.Latency.Percentiles["99"] {
+		t.Errorf("merge of the merged folder: %v, %+v", err, again)
 	}
 }
 
@@ -141,16 +145,23 @@ func TestMergeRefusesUnlikeParts(t *testing.T) {
 	synthPart(t, a, "oltp_point_select", start, 1, 1, 3)
 	synthPart(t, b, "tpcc", start, 1, 2, 3)
 	synthPart(t, c, "oltp_point_select", start, 1, 3, 4) // planned for 4 s
+	out := filepath.Join(root, "out")
 	for name, parts := range map[string][]string{"workloads": {a, b}, "durations": {a, c}} {
 		mp := []results.MergePart{{Name: "1", Dir: parts[0]}, {Name: "2", Dir: parts[1]}}
-		if _, err := results.Merge(mp, results.MergeOptions{}); !errors.Is(err, results.ErrCannotMerge) {
+		if _, err := results.Merge(out, mp, results.MergeOptions{}); !errors.Is(err, results.ErrCannotMerge) {
 			t.Errorf("%s: want ErrCannotMerge, got %v", name, err)
 		}
+		if err := results.CheckMerge(mp, results.MergeOptions{}); !errors.Is(err, results.ErrCannotMerge) {
+			t.Errorf("%s: CheckMerge: want ErrCannotMerge, got %v", name, err)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) > 0 {
+			t.Errorf("%s: a refused merge left %d files", name, len(entries))
+		}
 	}
-	if _, err := results.Merge([]results.MergePart{{Name: "1", Dir: a}, {Name: "2", Dir: b}}, results.MergeOptions{Force: true}); err != nil {
+	if _, err := results.Merge(out, []results.MergePart{{Name: "1", Dir: a}, {Name: "2", Dir: b}}, results.MergeOptions{Force: true}); err != nil {
 		t.Errorf("forced merge of two workloads: %v", err)
 	}
-	if _, err := results.Merge([]results.MergePart{{Name: "1", Dir: filepath.Join(root, "none")}}, results.MergeOptions{}); !errors.Is(err, results.ErrNotResults) {
+	if _, err := results.Merge(out, []results.MergePart{{Name: "1", Dir: filepath.Join(root, "none")}}, results.MergeOptions{}); !errors.Is(err, results.ErrNotResults) {
 		t.Errorf("a missing folder: want ErrNotResults, got %v", err)
 	}
 }
@@ -166,9 +177,11 @@ func BenchmarkMerge(b *testing.B) {
 		synthPart(b, dir, "tpcc", time.Now(), 8, uint64(i+1), 300)
 		parts = append(parts, results.MergePart{Name: string(rune('a' + i)), Dir: dir})
 	}
+	out := filepath.Join(root, "merged")
+	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := results.Merge(parts, results.MergeOptions{}); err != nil {
+		if _, err := results.Merge(out, parts, results.MergeOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -200,12 +213,16 @@ func TestMergeKeepsEveryIntervalRow(t *testing.T) {
 		if err := results.WriteStep(dir, results.Step{Summary: sum, Intervals: rows, Latency: lat}); err != nil {
 			t.Fatal(err)
 		}
-		merged, err := results.Merge([]results.MergePart{{Name: "p", Dir: dir}}, results.MergeOptions{})
+		out := filepath.Join(dir, "merged")
+		if _, err := results.Merge(out, []results.MergePart{{Name: "p", Dir: dir}}, results.MergeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		merged, err := results.ReadIntervals(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(merged.Intervals) != 3 {
-			t.Errorf("start +%v: %d merged rows of 3: %+v", start.Sub(start.Truncate(time.Second)), len(merged.Intervals), merged.Intervals)
+		if len(merged) != 3 {
+			t.Errorf("start +%v: %d merged rows of 3: %+v", start.Sub(start.Truncate(time.Second)), len(merged), merged)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -215,25 +216,8 @@ func intervalsCSV(ivs []Interval) []byte {
 // started in, the log's BaseTime).
 func latencyLog(workload string, start time.Time, ivs []LatencyInterval) ([]byte, error) {
 	var buf bytes.Buffer
-	lw := hdr.NewHistogramLogWriter(&buf)
-	startMS := start.UnixMilli()
-	if err := lw.OutputLogFormatVersion(); err != nil {
-		return nil, err
-	}
-	if err := lw.OutputComment(fmt.Sprintf("[starbench %s latencies in microseconds]", workload)); err != nil {
-		return nil, err
-	}
-	if err := lw.OutputStartTime(startMS); err != nil {
-		return nil, err
-	}
-	// The log states its base time in whole seconds: interval timestamps
-	// count from that second, so that readers place them where they were.
-	baseMS := startMS - startMS%1000
-	lw.SetBaseTime(baseMS)
-	if err := lw.OutputBaseTime(baseMS); err != nil {
-		return nil, err
-	}
-	if err := lw.OutputLegend(); err != nil {
+	lw, startMS, err := beginLatencyLog(&buf, workload, start)
+	if err != nil {
 		return nil, err
 	}
 	for _, iv := range ivs {
@@ -246,6 +230,34 @@ func latencyLog(workload string, start time.Time, ivs []LatencyInterval) ([]byte
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// beginLatencyLog writes a latency.hlog's header lines to w and returns
+// the log writer for its interval lines, with the step's start (ms since
+// the epoch) the intervals' times count from.
+func beginLatencyLog(w io.Writer, workload string, start time.Time) (*hdr.HistogramLogWriter, int64, error) {
+	lw := hdr.NewHistogramLogWriter(w)
+	startMS := start.UnixMilli()
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return nil, 0, err
+	}
+	if err := lw.OutputComment(fmt.Sprintf("[starbench %s latencies in microseconds]", workload)); err != nil {
+		return nil, 0, err
+	}
+	if err := lw.OutputStartTime(startMS); err != nil {
+		return nil, 0, err
+	}
+	// The log states its base time in whole seconds: interval timestamps
+	// count from that second, so that readers place them where they were.
+	baseMS := startMS - startMS%1000
+	lw.SetBaseTime(baseMS)
+	if err := lw.OutputBaseTime(baseMS); err != nil {
+		return nil, 0, err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return nil, 0, err
+	}
+	return lw, startMS, nil
 }
 
 // StepDirs lists the benchmark step folders of a results folder, ordered
@@ -326,7 +338,17 @@ func ReadIntervals(dir string) ([]Interval, error) {
 	for i, name := range recs[0] {
 		col[name] = i
 	}
-	get := func(rec []string, name string) float64 {
+	var rows []Interval
+	for _, rec := range recs[1:] {
+		rows = append(rows, intervalOf(col, rec))
+	}
+	return rows, nil
+}
+
+// intervalOf is an intervals.csv record as an Interval, its columns found
+// by name (col: the header's columns by name).
+func intervalOf(col map[string]int, rec []string) Interval {
+	get := func(name string) float64 {
 		i, ok := col[name]
 		if !ok || i >= len(rec) {
 			return 0
@@ -334,14 +356,10 @@ func ReadIntervals(dir string) ([]Interval, error) {
 		v, _ := strconv.ParseFloat(rec[i], 64)
 		return v
 	}
-	var rows []Interval
-	for _, rec := range recs[1:] {
-		rows = append(rows, Interval{
-			Time: get(rec, "time_s"), Threads: int(get(rec, "threads")), Events: int64(get(rec, "events")),
-			TPS: get(rec, "tps"), QPS: get(rec, "qps"), ReadsPerS: get(rec, "reads_per_s"), WritesPerS: get(rec, "writes_per_s"),
-			OthersPerS: get(rec, "others_per_s"), ErrorsPerS: get(rec, "errors_per_s"), ReconnectsPerS: get(rec, "reconnects_per_s"),
-			P50: get(rec, "lat_p50_ms"), P95: get(rec, "lat_p95_ms"), P99: get(rec, "lat_p99_ms"), Max: get(rec, "lat_max_ms"),
-		})
+	return Interval{
+		Time: get("time_s"), Threads: int(get("threads")), Events: int64(get("events")),
+		TPS: get("tps"), QPS: get("qps"), ReadsPerS: get("reads_per_s"), WritesPerS: get("writes_per_s"),
+		OthersPerS: get("others_per_s"), ErrorsPerS: get("errors_per_s"), ReconnectsPerS: get("reconnects_per_s"),
+		P50: get("lat_p50_ms"), P95: get("lat_p95_ms"), P99: get("lat_p99_ms"), Max: get("lat_max_ms"),
 	}
-	return rows, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -221,9 +222,25 @@ def main(p):
 	if err != nil || len(rows) < 3 {
 		t.Fatalf("merged intervals: %v %v", rows, err)
 	}
-	partRows, _ := results.ReadIntervals(filepath.Join(dir, merged.Parts[0].Dir))
-	if rows[0].Threads != 6 || len(rows) != len(partRows) {
-		t.Errorf("merged intervals %+v; part 1's %+v", rows, partRows)
+	// The parts started within 20 ms, so interval k of each part falls in
+	// merged interval k.
+	sums := make([]results.Interval, len(rows))
+	for i, p := range merged.Parts {
+		partRows, err := results.ReadIntervals(filepath.Join(dir, p.Dir))
+		if err != nil || len(partRows) != len(rows) {
+			t.Fatalf("part %d: %d intervals (%v), merged %d", i+1, len(partRows), err, len(rows))
+		}
+		for k, r := range partRows {
+			sums[k].Threads += r.Threads
+			sums[k].Events += r.Events
+			sums[k].TPS += r.TPS
+		}
+	}
+	for k, r := range rows {
+		if r.Threads != 6 || r.Threads != sums[k].Threads || r.Events != sums[k].Events || r.Events == 0 || math.Abs(r.TPS-sums[k].TPS) > 0.01 {
+			t.Errorf("merged interval %d: threads %d, events %d, tps %.3f; the parts' sums %d, %d, %.3f",
+				k+1, r.Threads, r.Events, r.TPS, sums[k].Threads, sums[k].Events, sums[k].TPS)
+		}
 	}
 	if !strings.Contains(r.Stdout, "[2 oltp_point_select-t2] ") || !strings.Contains(r.Stdout, "merged ") {
 		t.Errorf("output lacks the parts' prefixed text or the plan's line:\n%s", r.Stdout)

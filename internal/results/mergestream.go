@@ -1,0 +1,509 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// The streams a merge reads and writes: a part's latency.hlog read one
+// interval histogram at a time, its intervals.csv rows read as far as the
+// histograms have reached, and the merged step's two files written as
+// each merged interval completes.
+
+// The histogram log's lines, as hdrhistogram-go's log reader matches them.
+var (
+	hlogStartTime = regexp.MustCompile(`#\[StartTime: ([\d\.]*)`)
+	hlogBaseTime  = regexp.MustCompile(`#\[BaseTime: ([\d\.]*)`)
+	hlogInterval  = regexp.MustCompile(`([\d\.]*),([\d\.]*),([\d\.]*),(.*)`)
+	hlogBadTag    = regexp.MustCompile(".[, \\r\\n].")
+)
+
+// hlogReader reads a latency.hlog's interval histograms in order, with the
+// times and tags hdr.HistogramLogReader gives them (ReadLatency).
+type hlogReader struct {
+	f        *os.File
+	r        *bufio.Reader
+	long     []byte
+	tag      []byte
+	codec    *histCodec
+	tags     map[string]string
+	base     int64 // the step's start (ms since the epoch): times count from it
+	startSec float64
+	baseSec  float64
+	sawStart bool
+	sawBase  bool
+}
+
+// openHlog opens dir's latency.hlog; a folder without one has none (nil).
+func openHlog(dir string, started time.Time, codec *histCodec) (*hlogReader, error) {
+	f, err := os.Open(filepath.Join(dir, LatencyFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &hlogReader{f: f, r: bufio.NewReaderSize(f, 64<<10), codec: codec, tags: map[string]string{}, base: started.UnixMilli()}, nil
+}
+
+func (r *hlogReader) close() {
+	if r != nil {
+		r.f.Close()
+	}
+}
+
+// line is the next line with its newline, as bufio.Reader.ReadString
+// gives it, without copying one that fits the buffer.
+func (r *hlogReader) line() ([]byte, error) {
+	b, err := r.r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return b, err
+	}
+	r.long = append(r.long[:0], b...)
+	for err == bufio.ErrBufferFull {
+		b, err = r.r.ReadSlice('\n')
+		r.long = append(r.long, b...)
+	}
+	return r.long, err
+}
+
+// next reads the next interval histogram into h: ok is false at the end.
+func (r *hlogReader) next(h *sparseHist) (tag string, start, end time.Duration, ok bool, err error) {
+	if r == nil {
+		return "", 0, 0, false, nil
+	}
+	r.tag = r.tag[:0] // kept over the lines skipped, as the library's reader keeps it
+	for {
+		line, err := r.line()
+		if err != nil {
+			if err != io.EOF || len(line) == 0 {
+				if err == io.EOF {
+					err = nil
+				}
+				return "", 0, 0, false, err
+			}
+		}
+		if line[0] == '#' {
+			if m := hlogStartTime.FindSubmatch(line); m != nil {
+				if r.startSec, err = strconv.ParseFloat(string(m[1]), 64); err != nil {
+					return "", 0, 0, false, err
+				}
+				r.sawStart = true
+			} else if m := hlogBaseTime.FindSubmatch(line); m != nil {
+				if r.baseSec, err = strconv.ParseFloat(string(m[1]), 64); err != nil {
+					return "", 0, 0, false, err
+				}
+				r.sawBase = true
+			}
+			continue
+		}
+		if bytes.HasPrefix(line, []byte("Tag=")) {
+			comma := bytes.IndexByte(line, ',')
+			if comma < 0 {
+				continue
+			}
+			r.tag, line = append(r.tag[:0], line[4:comma]...), line[comma+1:]
+		}
+		fields, payload, ok := intervalFields(line)
+		if !ok {
+			continue
+		}
+		at, err := strconv.ParseFloat(string(fields[0]), 64)
+		if err != nil {
+			return "", 0, 0, false, err
+		}
+		length, err := strconv.ParseFloat(string(fields[1]), 64)
+		if err != nil {
+			return "", 0, 0, false, err
+		}
+		if !r.sawStart {
+			r.startSec, r.sawStart = at, true
+		}
+		if !r.sawBase {
+			// Timestamps more than a year before the start time are relative to it.
+			if at < r.startSec-365*24*3600.0 {
+				r.baseSec = r.startSec
+			} else {
+				r.baseSec = 0
+			}
+			r.sawBase = true
+		}
+		abs := at + r.baseSec
+		absEnd := abs + length
+		if abs < 0 { // before the reader's range
+			continue
+		}
+		if err := r.codec.decode(payload, h); err != nil {
+			return "", 0, 0, false, err
+		}
+		tag, ok := r.tags[string(r.tag)]
+		if !ok {
+			tag = string(r.tag)
+			r.tags[tag] = tag
+		}
+		start = time.Duration(int64(abs*1000.0)-r.base) * time.Millisecond
+		end = time.Duration(int64(absEnd*1000.0)-r.base) * time.Millisecond
+		return tag, start, end, true, nil
+	}
+}
+
+// intervalFields splits an interval line as the log reader's pattern
+// matches it: start, length, max and the histogram up to the line's end.
+func intervalFields(line []byte) ([3][]byte, []byte, bool) {
+	var f [3][]byte
+	rest := line
+	for i := range f {
+		j := 0
+		for j < len(rest) && (rest[j] >= '0' && rest[j] <= '9' || rest[j] == '.') {
+			j++
+		}
+		if j == len(rest) || rest[j] != ',' {
+			return regexFields(line)
+		}
+		f[i], rest = rest[:j], rest[j+1:]
+	}
+	if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
+		rest = rest[:nl]
+	}
+	return f, rest, true
+}
+
+// regexFields matches what the plain split does not (the pattern is not
+// anchored).
+func regexFields(line []byte) ([3][]byte, []byte, bool) {
+	m := hlogInterval.FindSubmatch(line)
+	if m == nil {
+		return [3][]byte{}, nil, false
+	}
+	return [3][]byte{m[1], m[2], m[3]}, m[4], true
+}
+
+// rowReader finds a part's intervals.csv rows by their interval's end
+// (at), reading the file only as far as the ends asked for when its rows
+// are in time order, as starbench writes them: it keeps the rows read and
+// not yet taken, nothing else. Rows out of time order (a merged folder's,
+// when its parts stopped apart) are read whole first. Either way a row
+// is found as if every row had been read first, the last of two at one
+// millisecond standing.
+type rowReader struct {
+	f       *os.File
+	cr      *csv.Reader
+	col     map[string]int
+	kept    map[int64]Interval
+	ahead   Interval // the first row not yet kept
+	aheadMS int64
+	hasNext bool
+	done    bool
+}
+
+func msOf(r Interval) int64 { return int64(math.Round(r.Time * 1000)) }
+
+// openRows opens dir's intervals.csv, checking it whole first (a file
+// that does not parse is refused before anything is merged, as
+// ReadIntervals refuses it).
+func openRows(dir string) (*rowReader, error) {
+	path := filepath.Join(dir, IntervalsFile)
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &rowReader{done: true, kept: map[int64]Interval{}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	bad := func(err error) (*rowReader, error) {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s/%s: %v", ErrNotResults, dir, IntervalsFile, err)
+	}
+	rr := &rowReader{f: f, kept: map[int64]Interval{}}
+	// First pass: the file parses, and its rows are in time order or not.
+	cr := csv.NewReader(bufio.NewReaderSize(f, 64<<10))
+	cr.ReuseRecord = true
+	sorted, last, first := true, int64(0), true
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return bad(err)
+		}
+		if rr.col == nil {
+			rr.col = map[string]int{}
+			for i, name := range rec {
+				rr.col[name] = i
+			}
+			continue
+		}
+		ms := msOf(intervalOf(rr.col, rec))
+		if !first && ms < last {
+			sorted = false
+		}
+		first, last = false, ms
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return bad(err)
+	}
+	rr.cr = csv.NewReader(bufio.NewReaderSize(f, 64<<10))
+	rr.cr.ReuseRecord = true
+	if rr.col == nil { // an empty file: no rows
+		rr.close()
+		rr.done = true
+		return rr, nil
+	}
+	if _, err := rr.cr.Read(); err != nil { // the header
+		return bad(err)
+	}
+	if !sorted {
+		for !rr.done {
+			if err := rr.read(); err != nil {
+				return bad(err)
+			}
+			if rr.hasNext {
+				rr.kept[rr.aheadMS], rr.hasNext = rr.ahead, false
+			}
+		}
+	}
+	return rr, nil
+}
+
+// read reads the next row ahead (none at the end of the file).
+func (rr *rowReader) read() error {
+	rec, err := rr.cr.Read()
+	if err == io.EOF {
+		rr.done = true
+		rr.close()
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rr.ahead = intervalOf(rr.col, rec)
+	rr.aheadMS, rr.hasNext = msOf(rr.ahead), true
+	return nil
+}
+
+func (rr *rowReader) close() {
+	if rr != nil && rr.f != nil {
+		rr.f.Close()
+		rr.f = nil
+	}
+}
+
+// at takes the row of the interval ending at end, each row once: the
+// nearest within 3 ms, since the row's time is rounded to the
+// millisecond and the log's end truncated to it twice (when written, and
+// when read back through floating-point seconds), so the two may differ
+// by 2 ms.
+func (rr *rowReader) at(end time.Duration) (Interval, bool, error) {
+	ms := end.Milliseconds()
+	for !rr.done {
+		if !rr.hasNext {
+			if err := rr.read(); err != nil {
+				return Interval{}, false, err
+			}
+			continue
+		}
+		if rr.aheadMS > ms+3 {
+			break
+		}
+		rr.kept[rr.aheadMS], rr.hasNext = rr.ahead, false
+	}
+	for _, k := range [...]int64{ms, ms + 1, ms - 1, ms + 2, ms - 2, ms + 3, ms - 3} {
+		if r, ok := rr.kept[k]; ok {
+			delete(rr.kept, k)
+			return r, true, nil
+		}
+	}
+	return Interval{}, false, nil
+}
+
+// atomicStream is a file of a results folder written as a stream: to a
+// temporary name beside it, renamed into place when whole (as WriteFile
+// writes a file at once).
+type atomicStream struct {
+	path string
+	f    *os.File
+	w    *bufio.Writer
+}
+
+func createStream(path string) (*atomicStream, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicStream{path: path, f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+func (s *atomicStream) commit() error {
+	err := s.w.Flush()
+	if err == nil {
+		err = s.f.Sync()
+	}
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(s.f.Name(), s.path)
+	}
+	if err != nil {
+		os.Remove(s.f.Name())
+		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *atomicStream) abort() {
+	s.f.Close()
+	os.Remove(s.f.Name())
+}
+
+// stepStream writes a step's intervals.csv and latency.hlog interval by
+// interval, in the layout WriteStep gives them.
+type stepStream struct {
+	rows, log *atomicStream
+	cw        *csv.Writer
+	startMS   int64
+	baseMS    int64
+	codec     *histCodec
+	line      []byte
+	tagErr    map[string]error
+	done      bool
+}
+
+func createStepStream(dir, workload string, started time.Time) (*stepStream, error) {
+	rows, err := createStream(filepath.Join(dir, IntervalsFile))
+	if err != nil {
+		return nil, err
+	}
+	log, err := createStream(filepath.Join(dir, LatencyFile))
+	if err != nil {
+		rows.abort()
+		return nil, err
+	}
+	s := &stepStream{rows: rows, log: log, cw: csv.NewWriter(rows.w), codec: newHistCodec(), tagErr: map[string]error{}}
+	if err := s.cw.Write(IntervalColumns); err != nil {
+		s.abort()
+		return nil, err
+	}
+	lw, startMS, err := beginLatencyLog(log.w, workload, started)
+	if err != nil {
+		s.abort()
+		return nil, err
+	}
+	s.startMS, s.baseMS = startMS, lw.BaseTime()
+	return s, nil
+}
+
+func (s *stepStream) row(iv Interval) error { return s.cw.Write(iv.fields()) }
+
+// interval writes an interval histogram line (see appendInterval).
+func (s *stepStream) interval(tag string, start, end time.Duration, h *sparseHist) error {
+	if err := s.checkTag(tag); err != nil {
+		return err
+	}
+	b, err := s.appendInterval(s.line[:0], s.codec, tag, start, end, h)
+	if err != nil {
+		return err
+	}
+	s.line = b
+	return s.write(b)
+}
+
+// write writes interval lines to the log.
+func (s *stepStream) write(lines []byte) error {
+	_, err := s.log.w.Write(lines)
+	return err
+}
+
+// checkTag refuses a tag the library's log writer refuses.
+func (s *stepStream) checkTag(tag string) error {
+	if tag == "" {
+		return nil
+	}
+	err, ok := s.tagErr[tag]
+	if !ok {
+		if hlogBadTag.MatchString(tag) {
+			err = fmt.Errorf("tag string cannot contain commas, spaces, or line breaks. used tag: %s", tag)
+		}
+		s.tagErr[tag] = err
+	}
+	return err
+}
+
+// appendInterval appends an interval histogram line as the library's log
+// writer writes it (OutputIntervalHistogram, after latencyLog stamps its
+// times), the histogram encoded with c. The tag is checked already
+// (checkTag); it only reads s, so encoders may call it at once.
+func (s *stepStream) appendInterval(b []byte, c *histCodec, tag string, start, end time.Duration, h *sparseHist) ([]byte, error) {
+	if tag != "" {
+		b = append(append(append(b, "Tag="...), tag...), ',')
+	}
+	from := (float64(s.startMS+start.Milliseconds()) - float64(s.baseMS)) / 1000.0
+	to := (float64(s.startMS+end.Milliseconds()) - float64(s.baseMS)) / 1000.0
+	b = strconv.AppendFloat(b, from, 'f', 6, 64)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, to-from, 'f', 6, 64)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, float64(h.maxValue())/hdr.MsToNsRatio, 'f', 6, 64)
+	b = append(b, ',')
+	b, err := c.appendEncoded(b, h)
+	if err != nil {
+		return b, err
+	}
+	return append(b, '\n'), nil
+}
+
+// commit renames both files into place: intervals.csv, then latency.hlog.
+func (s *stepStream) commit() error {
+	s.done = true
+	s.cw.Flush()
+	if err := s.cw.Error(); err != nil {
+		s.rows.abort()
+		s.log.abort()
+		return err
+	}
+	if err := s.rows.commit(); err != nil {
+		s.log.abort()
+		return err
+	}
+	return s.log.commit()
+}
+
+// abort removes what was written (nothing once committed).
+func (s *stepStream) abort() {
+	if !s.done {
+		s.done = true
+		s.rows.abort()
+		s.log.abort()
+	}
+}
+
+// copyFile copies src to dst as a stream, dst written atomically.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := createStream(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out.w, in); err != nil {
+		out.abort()
+		return err
+	}
+	return out.commit()
+}
