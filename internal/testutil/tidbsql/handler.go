@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -15,9 +16,17 @@ import (
 // it brings the model's view of the catalog up to date, and after DDL it
 // notes new, dropped, truncated and renamed tables, so table IDs follow the
 // order TiDB would give them.
+//
+// Statements run one at a time (serial): go-mysql-server's in-memory engine
+// can lose writes made at once on several connections (a table created,
+// filled or renamed on one while another does the same to another table
+// came out empty), where TiDB keeps every committed write. Serial
+// execution is slower, never wrong, so a test can use its clients'
+// parallel paths (snapshot and restore of several tables at once).
 type handler struct {
 	mysql.Handler // go-mysql-server's
 	model         *cluster
+	serial        sync.Mutex
 }
 
 // session runs internal queries on the client's own session (its current
@@ -62,6 +71,8 @@ func (ss session) currentDB() (string, error) {
 }
 
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) error {
+	h.serial.Lock()
+	defer h.serial.Unlock()
 	ss := session{h: h, ctx: ctx, c: c}
 	st, err := parseTiDB(query)
 	if err != nil {
@@ -81,6 +92,8 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, callback mysql.ResultSpoolFn) (string, error) {
+	h.serial.Lock()
+	defer h.serial.Unlock()
 	ss := session{h: h, ctx: ctx, c: c}
 	first, rest := splitFirst(query)
 	st, err := parseTiDB(first)
@@ -101,6 +114,8 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 }
 
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, prepare *mysql.PrepareData, callback func(*sqltypes.Result) error) error {
+	h.serial.Lock()
+	defer h.serial.Unlock()
 	ss := session{h: h, ctx: ctx, c: c}
 	if err := h.before(ss, prepare.PrepareStmt); err != nil {
 		return err
