@@ -65,7 +65,7 @@ func (a *app) merge(dirs []string, out string, force bool) error {
 	}
 	opts := results.MergeOptions{Force: force, NotAdditive: notAdditiveMetrics}
 	badInput := func(err error) error {
-		if errors.Is(err, results.ErrCannotMerge) || errors.Is(err, results.ErrNotResults) {
+		if errors.Is(err, results.ErrCannotMerge) || errors.Is(err, results.ErrNotResults) || errors.Is(err, results.ErrNewerFormat) {
 			return usagef("merge: %v", err)
 		}
 		return err

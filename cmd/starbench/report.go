@@ -92,13 +92,14 @@ func renderReport(format string, runs []*report.Run, opts report.ReportOptions) 
 	return buf.Bytes(), nil
 }
 
-// loadRuns reads results folders; a bad folder is a usage error.
+// loadRuns reads results folders; a bad folder, or one of a newer format
+// than this build reads, is a usage error.
 func loadRuns(dirs []string) ([]*report.Run, error) {
 	var runs []*report.Run
 	for _, d := range dirs {
 		r, err := report.Load(d)
 		if err != nil {
-			if errors.Is(err, report.ErrNotResults) {
+			if errors.Is(err, report.ErrNotResults) || errors.Is(err, results.ErrNewerFormat) {
 				return nil, usagef("%v", err)
 			}
 			return nil, err

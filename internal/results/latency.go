@@ -1,14 +1,9 @@
 package results
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
-	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -48,34 +43,33 @@ func LatencyOf(h *hdr.Histogram, minMS, maxMS, sumMS float64, events int64, extr
 }
 
 // ReadLatency reads a step folder's latency.hlog back: every interval
-// histogram, untagged and tagged, with Start and End counted from started
-// (the step's start, its summary's Started). A folder without one has
-// none.
-func ReadLatency(dir string, started time.Time) ([]LatencyInterval, error) {
-	f, err := os.Open(filepath.Join(dir, LatencyFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+// histogram, untagged and tagged, with Start and End counted from the
+// step's start (sum is the folder's summary: its Started, and its Format,
+// which says how an older log counts its times; see hlogReader). A folder
+// without one has none.
+func ReadLatency(dir string, sum *Summary) ([]LatencyInterval, error) {
+	r, err := openHlog(dir, sum, nil)
+	if err != nil || r == nil {
 		return nil, err
 	}
-	defer f.Close()
-	r := hdr.NewHistogramLogReader(f)
-	base := started.UnixMilli()
+	defer r.close()
 	var out []LatencyInterval
 	for {
-		h, err := r.NextIntervalHistogram()
-		if err == io.EOF || (err == nil && h == nil) {
-			return out, nil
-		}
+		tag, start, end, payload, ok, err := r.nextLine()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s/%s: %v", ErrNotResults, dir, LatencyFile, err)
 		}
-		out = append(out, LatencyInterval{
-			Start: time.Duration(h.StartTimeMs()-base) * time.Millisecond,
-			End:   time.Duration(h.EndTimeMs()-base) * time.Millisecond,
-			Tag:   h.Tag(), Histogram: h,
-		})
+		if !ok {
+			return out, nil
+		}
+		h, err := hdr.Decode(payload)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s/%s: %v", ErrNotResults, dir, LatencyFile, err)
+		}
+		h.SetTag(tag)
+		h.SetStartTimeMs(r.base + start.Milliseconds())
+		h.SetEndTimeMs(r.base + end.Milliseconds())
+		out = append(out, LatencyInterval{Start: start, End: end, Tag: tag, Histogram: h})
 	}
 }
 

@@ -19,6 +19,9 @@ import (
 // and every file it loaded, the parameters, the seed, the client host and
 // the targets.
 type Manifest struct {
+	// Format is the results format version the manifest was written in
+	// (FormatVersion; 0 before version 5 recorded it).
+	Format      int               `json:"format,omitempty"`
 	Tool        ToolInfo          `json:"tool"`
 	Plan        string            `json:"plan"`
 	Sources     []*SourceFile     `json:"sources"`
@@ -128,8 +131,10 @@ func (m *Manifest) Target(name string) Target {
 }
 
 // WriteManifest writes DIR/manifest.json atomically, with redact applied
-// to its text (the command line, errors and DSNs may hold a password).
+// to its text (the command line, errors and DSNs may hold a password), in
+// this build's format version (it sets m.Format).
 func WriteManifest(dir string, m *Manifest, redact func(string) string) error {
+	m.Format = FormatVersion
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -141,9 +146,11 @@ func WriteManifest(dir string, m *Manifest, redact func(string) string) error {
 	return WriteFile(filepath.Join(dir, ManifestFile), []byte(text+"\n"))
 }
 
-// ReadManifest reads DIR/manifest.json. A missing folder or manifest, a
-// truncated one or one another tool wrote is an error wrapping
-// ErrNotResults that names the folder and what is wrong.
+// ReadManifest reads DIR/manifest.json, of any format version up to
+// FormatVersion (Format is what the file says: 0 for versions 1 to 4). A
+// missing folder or manifest, a truncated one or one another tool wrote
+// is an error wrapping ErrNotResults that names the folder and what is
+// wrong; one of a later format version is a *NewerFormatError.
 func ReadManifest(dir string) (*Manifest, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -156,12 +163,19 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s has no %s (a results folder holds %s and %s or %s)", ErrNotResults, dir, ManifestFile, ManifestFile, JournalFile, SummaryFile)
 	}
+	if err := json.Unmarshal(data, &json.RawMessage{}); err != nil {
+		return nil, fmt.Errorf("%w: %s/%s does not parse (truncated?): %v", ErrNotResults, dir, ManifestFile, err)
+	}
+	head := headOf(data)
+	if head.Tool.Name != ToolName {
+		return nil, fmt.Errorf("%w: %s/%s was not written by starbench", ErrNotResults, dir, ManifestFile)
+	}
+	if err := checkFormat(filepath.Join(dir, ManifestFile), head); err != nil {
+		return nil, err
+	}
 	m := &Manifest{}
 	if err := json.Unmarshal(data, m); err != nil {
 		return nil, fmt.Errorf("%w: %s/%s does not parse (truncated?): %v", ErrNotResults, dir, ManifestFile, err)
-	}
-	if m.Tool.Name != ToolName {
-		return nil, fmt.Errorf("%w: %s/%s was not written by starbench", ErrNotResults, dir, ManifestFile)
 	}
 	return m, nil
 }

@@ -158,14 +158,16 @@ func CheckMerge(parts []MergePart, opts MergeOptions) error {
 }
 
 // FinishStep writes the files of a step folder that Merge leaves to its
-// caller: output.txt (when output is not nil), then summary.json, which
-// makes the folder a step's result.
+// caller: output.txt (when output is not nil), then summary.json in this
+// build's format version (it sets sum.Format), which makes the folder a
+// step's result.
 func FinishStep(dir string, sum *Summary, output []byte) error {
 	if output != nil {
 		if err := WriteFile(filepath.Join(dir, OutputFile), output); err != nil {
 			return err
 		}
 	}
+	sum.Format = FormatVersion
 	return WriteJSON(filepath.Join(dir, SummaryFile), sum)
 }
 
@@ -472,7 +474,7 @@ func openPartStream(m *mergeInput, pool *histPool, done <-chan struct{}) (*partS
 	if p.rows, err = openRows(p.dir); err != nil {
 		return nil, err
 	}
-	if p.log, err = openHlog(p.dir, m.sum.Started, newHistCodec()); err != nil {
+	if p.log, err = openHlog(p.dir, m.sum, newHistCodec()); err != nil {
 		p.rows.close()
 		return nil, err
 	}

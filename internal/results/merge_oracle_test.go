@@ -69,7 +69,7 @@ func oracleRead(p MergePart) (*oracleInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	lat, err := ReadLatency(p.Dir, sum.Started)
+	lat, err := ReadLatency(p.Dir, sum)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,23 @@ var (
 )
 
 // hlogReader reads a latency.hlog's interval histograms in order, with the
-// times and tags hdr.HistogramLogReader gives them (ReadLatency).
+// times and tags hdr.HistogramLogReader gives them, in the step's time.
+//
+// A log of format version 1 to 3 (before 340c228) counted its timestamps
+// from the step's start, not from the whole second its BaseTime states:
+// read as the library reads it, each interval was up to 1 s early. And
+// version 3's merges, reading their parts so, wrote a merged log whose
+// intervals were early by the parts' fraction of a second, the first one
+// before the log's zero (a negative timestamp, whose sign the library's
+// reader drops). Such a log is known by its first interval, which began
+// at the step's start: at timestamp 0, or below it, where a log of
+// version 4 or later has the start's milliseconds past its whole second.
+// A log without a format version (its summary's Format is 0) whose first
+// timestamp is at or below 0 is read from its first interval: that
+// interval begins at the step's start, and the others keep their distance
+// from it, to the millisecond. That places a version 1 to 3 step's
+// intervals exactly where they were, and a version 3 merge's on the
+// whole seconds of its parts' starts.
 type hlogReader struct {
 	f        *os.File
 	r        *bufio.Reader
@@ -44,10 +60,16 @@ type hlogReader struct {
 	baseSec  float64
 	sawStart bool
 	sawBase  bool
+	// legacy: the log has no format version, and its first interval
+	// decides how its timestamps count; fromFirst: they count from that
+	// interval's timestamp, first.
+	legacy, decided, fromFirst bool
+	first                      float64
 }
 
-// openHlog opens dir's latency.hlog; a folder without one has none (nil).
-func openHlog(dir string, started time.Time, codec *histCodec) (*hlogReader, error) {
+// openHlog opens the latency.hlog of the step folder dir, whose summary is
+// sum; a folder without one has none (nil).
+func openHlog(dir string, sum *Summary, codec *histCodec) (*hlogReader, error) {
 	f, err := os.Open(filepath.Join(dir, LatencyFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -55,8 +77,14 @@ func openHlog(dir string, started time.Time, codec *histCodec) (*hlogReader, err
 	if err != nil {
 		return nil, err
 	}
-	return &hlogReader{f: f, r: bufio.NewReaderSize(f, 64<<10), codec: codec, tags: map[string]string{}, base: started.UnixMilli()}, nil
+	return &hlogReader{f: f, r: bufio.NewReaderSize(f, 64<<10), codec: codec, tags: map[string]string{},
+		base: sum.Started.UnixMilli(), legacy: sum.Format < hlogClockVersion}, nil
 }
+
+// hlogClockVersion is the first format version that says it counts its
+// latency.hlog timestamps from BaseTime (version 4 did, but said no
+// version).
+const hlogClockVersion = 5
 
 func (r *hlogReader) close() {
 	if r != nil {
@@ -81,8 +109,21 @@ func (r *hlogReader) line() ([]byte, error) {
 
 // next reads the next interval histogram into h: ok is false at the end.
 func (r *hlogReader) next(h *sparseHist) (tag string, start, end time.Duration, ok bool, err error) {
+	tag, start, end, payload, ok, err := r.nextLine()
+	if !ok || err != nil {
+		return "", 0, 0, ok, err
+	}
+	if err := r.codec.decode(payload, h); err != nil {
+		return "", 0, 0, false, err
+	}
+	return tag, start, end, true, nil
+}
+
+// nextLine reads the next interval histogram's line: its tag, times and
+// encoded histogram (valid until the next read); ok is false at the end.
+func (r *hlogReader) nextLine() (tag string, start, end time.Duration, payload []byte, ok bool, err error) {
 	if r == nil {
-		return "", 0, 0, false, nil
+		return "", 0, 0, nil, false, nil
 	}
 	r.tag = r.tag[:0] // kept over the lines skipped, as the library's reader keeps it
 	for {
@@ -92,18 +133,18 @@ func (r *hlogReader) next(h *sparseHist) (tag string, start, end time.Duration, 
 				if err == io.EOF {
 					err = nil
 				}
-				return "", 0, 0, false, err
+				return "", 0, 0, nil, false, err
 			}
 		}
 		if line[0] == '#' {
 			if m := hlogStartTime.FindSubmatch(line); m != nil {
 				if r.startSec, err = strconv.ParseFloat(string(m[1]), 64); err != nil {
-					return "", 0, 0, false, err
+					return "", 0, 0, nil, false, err
 				}
 				r.sawStart = true
 			} else if m := hlogBaseTime.FindSubmatch(line); m != nil {
 				if r.baseSec, err = strconv.ParseFloat(string(m[1]), 64); err != nil {
-					return "", 0, 0, false, err
+					return "", 0, 0, nil, false, err
 				}
 				r.sawBase = true
 			}
@@ -116,17 +157,28 @@ func (r *hlogReader) next(h *sparseHist) (tag string, start, end time.Duration, 
 			}
 			r.tag, line = append(r.tag[:0], line[4:comma]...), line[comma+1:]
 		}
+		// Only a version 3 merge wrote a timestamp below zero.
+		negative := r.legacy && len(line) > 1 && line[0] == '-' && line[1] >= '0' && line[1] <= '9'
+		if negative {
+			line = line[1:]
+		}
 		fields, payload, ok := intervalFields(line)
 		if !ok {
 			continue
 		}
 		at, err := strconv.ParseFloat(string(fields[0]), 64)
 		if err != nil {
-			return "", 0, 0, false, err
+			return "", 0, 0, nil, false, err
+		}
+		if negative {
+			at = -at
 		}
 		length, err := strconv.ParseFloat(string(fields[1]), 64)
 		if err != nil {
-			return "", 0, 0, false, err
+			return "", 0, 0, nil, false, err
+		}
+		if r.legacy && !r.decided {
+			r.decided, r.fromFirst, r.first = true, at <= 0, at
 		}
 		if !r.sawStart {
 			r.startSec, r.sawStart = at, true
@@ -145,17 +197,19 @@ func (r *hlogReader) next(h *sparseHist) (tag string, start, end time.Duration, 
 		if abs < 0 { // before the reader's range
 			continue
 		}
-		if err := r.codec.decode(payload, h); err != nil {
-			return "", 0, 0, false, err
-		}
 		tag, ok := r.tags[string(r.tag)]
 		if !ok {
 			tag = string(r.tag)
 			r.tags[tag] = tag
 		}
-		start = time.Duration(int64(abs*1000.0)-r.base) * time.Millisecond
-		end = time.Duration(int64(absEnd*1000.0)-r.base) * time.Millisecond
-		return tag, start, end, true, nil
+		if r.fromFirst {
+			start = time.Duration(math.Round((at-r.first)*1000)) * time.Millisecond
+			end = time.Duration(math.Round((at+length-r.first)*1000)) * time.Millisecond
+		} else {
+			start = time.Duration(int64(abs*1000.0)-r.base) * time.Millisecond
+			end = time.Duration(int64(absEnd*1000.0)-r.base) * time.Millisecond
+		}
+		return tag, start, end, payload, true, nil
 	}
 }
 

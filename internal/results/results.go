@@ -21,6 +21,11 @@
 // Every file is written whole to a temporary name and renamed into place
 // (the journal is appended one whole line at a time), so a crash never
 // leaves a half-written summary or manifest.
+//
+// manifest.json and every summary.json say the format version they were
+// written in (FormatVersion, whose doc lists the versions). The readers
+// read every earlier version, a folder without a version by what it
+// contains, and refuse a later one (NewerFormatError).
 package results
 
 import "errors"

@@ -27,6 +27,10 @@ type Meta struct {
 // Summary is summary.json: what a benchmark step measured, in one document
 // that reports and comparisons read back.
 type Summary struct {
+	// Format is the results format version the summary was written in
+	// (FormatVersion; 0 before version 5 recorded it): it says how to read
+	// the step's folder.
+	Format       int               `json:"format,omitempty"`
 	Workload     Meta              `json:"workload"`
 	Tags         map[string]string `json:"tags,omitempty"`
 	Options      map[string]any    `json:"options,omitempty"`
@@ -176,7 +180,8 @@ type Step struct {
 }
 
 // WriteStep writes a step's files into dir (made if needed), each whole and
-// renamed into place; summary.json goes last, so a folder with a summary
+// renamed into place, in this build's format version (it sets
+// s.Summary.Format); summary.json goes last, so a folder with a summary
 // has the rest.
 func WriteStep(dir string, s Step) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -197,6 +202,7 @@ func WriteStep(dir string, s Step) error {
 			return err
 		}
 	}
+	s.Summary.Format = FormatVersion
 	return WriteJSON(filepath.Join(dir, SummaryFile), s.Summary)
 }
 
@@ -299,12 +305,20 @@ func StepLess(a, b string) bool {
 	return len(pa) < len(pb)
 }
 
-// ReadSummary reads a step folder's summary.json; a missing, truncated or
-// empty one is an error wrapping ErrNotResults.
+// ReadSummary reads a step folder's summary.json, of any format version up
+// to FormatVersion (Format is what the file says: 0 for versions 1 to 4);
+// a missing, truncated or empty one is an error wrapping ErrNotResults,
+// one of a later format version a *NewerFormatError.
 func ReadSummary(dir string) (*Summary, error) {
 	data, err := os.ReadFile(filepath.Join(dir, SummaryFile))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrNotResults, dir, err)
+	}
+	if err := json.Unmarshal(data, &json.RawMessage{}); err != nil {
+		return nil, fmt.Errorf("%w: %s/%s does not parse (truncated?): %v", ErrNotResults, dir, SummaryFile, err)
+	}
+	if err := checkFormat(filepath.Join(dir, SummaryFile), headOf(data)); err != nil {
+		return nil, err
 	}
 	s := &Summary{}
 	if err := json.Unmarshal(data, s); err != nil {
