@@ -192,3 +192,24 @@ func TestSeedPlanTopologies(t *testing.T) {
 		checkTopologies(t, topologies)
 	}
 }
+
+// Every plan in plans/ checks offline, as its header says: no --target
+// given, a named target is a placeholder in the listing (exit 0).
+func TestEveryPlanChecksOffline(t *testing.T) {
+	plans, err := filepath.Glob("../../plans/*.star")
+	if err != nil || len(plans) < 6 {
+		t.Fatalf("plans: %v %v", plans, err)
+	}
+	for _, plan := range plans {
+		rel := strings.TrimPrefix(plan, "../../")
+		r := starbench(t, nil, "check", rel)
+		if r.code != 0 {
+			t.Errorf("starbench check %s: exit %d\n%s", rel, r.code, r.stderr)
+		}
+	}
+	r := starbench(t, nil, "check", "plans/seed001_tidb305_three_sysbench.star")
+	expect(t, r, 0, "connect tidb1 (not given)", "[3 oltp_update_non_index-t128] on tidb3 (not given): sysbench oltp_update_non_index")
+	// A real run still needs them.
+	expect(t, starbench(t, nil, "run", "plans/seed001_tidb305_three_sysbench.star", "--out", filepath.Join(t.TempDir(), "r")), 1,
+		`no target named "tidb1": give it on the command line with --target tidb1=DSN`)
+}

@@ -14,6 +14,9 @@ const (
 	KindDSN      = "dsn"
 	KindEmbedded = "embedded"
 	KindSandbox  = "sandbox"
+	// KindNotGiven is a named target a dry run was not given: a placeholder
+	// in its step list (check and --dry-run need no server), never opened.
+	KindNotGiven = "not-given"
 )
 
 // SandboxEngines lists the engines sandbox:ENGINE can start.
@@ -86,6 +89,17 @@ func (r Resolved) Key() string {
 // the plan (a DSN, "embedded", "sandbox:mariadb"); a plain name that no
 // --target gave is an error saying how to give it.
 func Resolve(given Given, arg *string) (Resolved, error) {
+	return resolve(given, arg, false)
+}
+
+// ResolveDry is Resolve for a dry run: a plain name that no --target gave
+// is a placeholder of KindNotGiven (shown as "NAME (not given)"), so that
+// a plan checks without its servers.
+func ResolveDry(given Given, arg *string) (Resolved, error) {
+	return resolve(given, arg, true)
+}
+
+func resolve(given Given, arg *string, dry bool) (Resolved, error) {
 	var r Resolved
 	names := given.TargetNames()
 	switch {
@@ -108,6 +122,9 @@ func Resolve(given Given, arg *string) (Resolved, error) {
 		if spec, ok := given.Target(s); ok {
 			r.Name, r.Spec = s, spec
 		} else if name, _ := db.SplitNamedTarget(s + "="); name != "" && s != KindEmbedded {
+			if dry {
+				return Resolved{Name: s, Spec: s + " (not given)", Target: Target{Kind: KindNotGiven}}, nil
+			}
 			if len(names) == 0 {
 				return r, fmt.Errorf("no target named %q: give it on the command line with --target %s=DSN", s, s)
 			}

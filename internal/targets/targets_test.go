@@ -69,3 +69,30 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// In a dry run a name no --target gave is a placeholder, so that check
+// and --dry-run need no server; everything else resolves as in a run.
+func TestResolveDry(t *testing.T) {
+	str := func(s string) *string { return &s }
+	dsn := "root@tcp(127.0.0.1:4000)/sbtest"
+	for _, c := range []struct {
+		given given
+		arg   *string
+		want  string
+	}{
+		{given{}, str("tidb1"), "tidb1|tidb1 (not given)|not-given|false|tidb1"},
+		{given{"a": dsn}, str("tidb1"), "tidb1|tidb1 (not given)|not-given|false|tidb1"},
+		{given{"tidb1": dsn}, str("tidb1"), "tidb1|" + dsn + "|dsn|false|tidb1"},
+		{given{}, nil, "default|embedded|embedded|false|default"},
+		{given{}, str("sandbox:oracle"), `unknown sandbox engine "oracle" (available: mariadb)`},
+	} {
+		r, err := ResolveDry(c.given, c.arg)
+		got := fmt.Sprintf("%s|%s|%s|%v|%s", r.Name, r.Spec, r.Target.Kind, r.Literal, r.Key())
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("ResolveDry(%v, %v) = %s, want %s", c.given, c.arg, got, c.want)
+		}
+	}
+}

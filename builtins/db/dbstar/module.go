@@ -109,12 +109,17 @@ func (st *runState) newHandleID() string {
 }
 
 func resolveTarget(thread *starlark.Thread, dsn starlark.Value) (targets.Resolved, error) {
+	run := runner.HostOf(thread).Run()
+	resolve := targets.Resolve
+	if run.DryRun() {
+		resolve = targets.ResolveDry // check and --dry-run need no server
+	}
 	switch v := dsn.(type) {
 	case starlark.NoneType:
-		return targets.Resolve(runner.HostOf(thread).Run(), nil)
+		return resolve(run, nil)
 	case starlark.String:
 		s := string(v)
-		return targets.Resolve(runner.HostOf(thread).Run(), &s)
+		return resolve(run, &s)
 	}
 	return targets.Resolved{}, fmt.Errorf("dsn must be a string or None, not %s", dsn.Type())
 }
