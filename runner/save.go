@@ -25,7 +25,7 @@ func saveBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	stored := path.Join(results.SavedDir, clean)
-	info := StepInfo{Builtin: "save", Text: stored, Args: map[string]any{"name": clean, "bytes": len(content)}}
+	info := StepInfo{Builtin: "save", Text: stored, Args: map[string]any{"name": clean, "bytes": len(content)}, Detail: content}
 	return call(thread, info, Action{
 		Run: func(s *Step) (Outcome, error) {
 			if err := s.run.saveFile(s.id, clean, content); err != nil {

@@ -26,6 +26,11 @@ type StepInfo struct {
 	Args    map[string]any // JSON-able summary of the arguments
 	Text    string         // the SQL or command, shown in step lists
 	Handle  string         // the handle the step acts on, if any
+	// Detail is the whole of what Text abbreviates (every statement of a
+	// batch, the content of a file a step writes), for a reviewer to read
+	// in the dry-run list (check --verbose). It is neither journaled nor
+	// part of the step's hash: Text and Args are.
+	Detail string
 }
 
 // HandleSpec is what a step that returns a handle (a connection, a host, a
@@ -194,7 +199,8 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 		}
 	}
 	if r.opts.DryRun {
-		r.listStep(StepSummary{ID: s.id, Builtin: s.info.Builtin, Text: r.redact(s.info.Text), Pos: s.pos, Handle: s.info.Handle, Args: s.info.Args})
+		r.listStep(StepSummary{ID: s.id, Builtin: s.info.Builtin, Text: r.redact(s.info.Text), Detail: r.redact(s.info.Detail),
+			Pos: s.pos, Handle: s.info.Handle, Args: s.info.Args})
 		out := Outcome{Value: starlark.None}
 		if placeholder != nil {
 			out.Value = placeholder(s)
@@ -292,6 +298,7 @@ type StepSummary struct {
 	ID      string
 	Builtin string
 	Text    string
+	Detail  string // StepInfo.Detail, redacted
 	Pos     string
 	Handle  string
 	Args    map[string]any // as the journal would record them (secrets not masked: for tests)

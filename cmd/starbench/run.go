@@ -22,6 +22,7 @@ type planFlags struct {
 	targets []string
 	seed    int64
 	seedSet bool
+	verbose bool // dry-run lists: every statement of a batch, every file a step writes
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -31,6 +32,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 			"'sandbox:mariadb' (a throwaway local MariaDB); NAME=SPEC names one for db.connect(\"NAME\"); repeatable. "+
 			"Default: $STARBENCH_TARGET, else embedded")
 	cmd.Flags().Int64Var(&f.seed, "seed", 0, "run seed (default: drawn at random and recorded in the manifest)")
+	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "in the dry-run step list, show each step whole: every statement of a batch (SET GLOBAL lists), the content of every file a step writes (topologies, configurations)")
 }
 
 // options builds the runner options shared by run and check.
@@ -208,7 +210,7 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 	}
 	a.redact = res.Redact
 	if f.dryRun {
-		a.printSteps(res)
+		a.printSteps(res, f.plan.verbose)
 	} else if res.Dir != "" {
 		a.writeRunReports(res.Dir)
 		fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
@@ -352,7 +354,7 @@ backtrace and exit 1.`,
 			if res.Params != nil {
 				a.printParams(res.Params)
 			}
-			a.printSteps(res)
+			a.printSteps(res, f.verbose)
 			if err == nil {
 				fmt.Fprintf(a.stdout, "\n%s: OK\n", args[0])
 			}
@@ -383,8 +385,9 @@ func (a *app) printParams(ps *runner.ParamSet) {
 }
 
 // printSteps prints a dry-run's numbered step list and its notes.
-func (a *app) printSteps(res *runner.Result) {
+func (a *app) printSteps(res *runner.Result, verbose bool) {
 	w := a.stdout
+	abridged := false
 	fmt.Fprintf(w, "dry run (seed %d): %d steps; nothing was executed and no connection was opened\n", res.Seed, len(res.Steps))
 	width := 2
 	for _, s := range res.Steps {
@@ -404,6 +407,19 @@ func (a *app) printSteps(res *runner.Result) {
 				fmt.Fprintf(w, "  %*s      %s\n", width, "", a.redact(line))
 			}
 		}
+		if s.Detail == "" || s.Detail == s.Text {
+			continue
+		}
+		if !verbose {
+			abridged = true
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimRight(s.Detail, "\n"), "\n") {
+			fmt.Fprintf(w, "  %*s      | %s\n", width, "", a.redact(line))
+		}
+	}
+	if abridged {
+		fmt.Fprintln(w, "(abridged: --verbose shows every statement of a batch and the content of every file a step writes)")
 	}
 	if len(res.Notes) > 0 {
 		fmt.Fprintln(w, "\nnotes:")

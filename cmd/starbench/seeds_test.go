@@ -213,3 +213,19 @@ func TestEveryPlanChecksOffline(t *testing.T) {
 	expect(t, starbench(t, nil, "run", "plans/seed001_tidb305_three_sysbench.star", "--out", filepath.Join(t.TempDir(), "r")), 1,
 		`no target named "tidb1": give it on the command line with --target tidb1=DSN`)
 }
+
+// check --verbose shows what a reviewer compares with the report: every
+// statement of a batch (seed 003's whole SET GLOBAL list) and the content
+// of the files a step writes (the topology with its server configs);
+// without it the list says it is abridged.
+func TestCheckVerboseShowsWholeSteps(t *testing.T) {
+	args := []string{"check", "plans/seed003_tidb_v520_vs_v511.star", "-p", "versions=v5.1.1", "-p", "workloads=oltp_point_select", "-p", "threads=150"}
+	r := starbench(t, nil, append(args, "--verbose")...)
+	expect(t, r, 0, "| SET GLOBAL tidb_enable_1pc = 1;", "| SET GLOBAL tidb_enable_clustered_index = 1;",
+		"|         raftstore.apply-pool-size: 3", "|         readpool.unified.max-thread-count: 20", "|     - host: 10.0.1.10")
+	r = starbench(t, nil, args...)
+	expect(t, r, 0, "... 3 more statements", "(abridged: --verbose shows every statement of a batch")
+	if strings.Contains(r.stdout, "| SET GLOBAL") {
+		t.Errorf("check without --verbose shows the whole batch:\n%s", r.stdout)
+	}
+}

@@ -432,7 +432,7 @@ func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starl
 	}
 	sum := sha256.Sum256([]byte(strings.Join(stmts, "\x00")))
 	info := runner.StepInfo{
-		Builtin: "db.exec_each", Handle: c.id, Text: summarizeStatements(stmts),
+		Builtin: "db.exec_each", Handle: c.id, Text: summarizeStatements(stmts), Detail: strings.Join(stmts, ";\n") + ";",
 		Args: map[string]any{"statements": len(stmts), "sha256": fmt.Sprintf("%x", sum)},
 	}
 	return runner.HostOf(thread).Step(info, runner.Action{

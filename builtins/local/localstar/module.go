@@ -96,7 +96,7 @@ func writeFile(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 		return nil, err
 	}
 	info := runner.StepInfo{Builtin: "local.write_file", Text: fmt.Sprintf("write %s (%d bytes)", path, len(content)),
-		Args: map[string]any{"path": path, "content": content, "mode": mode}}
+		Args: map[string]any{"path": path, "content": content, "mode": mode}, Detail: content}
 	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(*runner.Step) (runner.Outcome, error) {
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -343,7 +343,7 @@ func (h *Host) writeFile(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, err
 	}
 	info := runner.StepInfo{Builtin: "ssh.write_file", Handle: h.id, Text: fmt.Sprintf("write %s:%s (%d bytes)", h.address, path, len(content)),
-		Args: map[string]any{"path": path, "content": content, "mode": mode}}
+		Args: map[string]any{"path": path, "content": content, "mode": mode}, Detail: content}
 	return h.fileStep(thread, b, info, func(ctx context.Context, c *ssh.Client) (starlark.Value, any, error) {
 		return starlark.None, nil, c.WriteFile(ctx, path, []byte(content), os.FileMode(mode))
 	})
