@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestSeed001PlanRunsAgainstThreeServers(t *testing.T) {
 	out := outDir(t)
 	r := starbench(t, nil, "run", "plans/seed001_tidb305_three_sysbench.star", "-o", out,
 		"--target", "tidb1=sandbox:mariadb", "--target", "tidb2=sandbox:mariadb", "--target", "tidb3=sandbox:mariadb",
-		"-p", "shared_storage=false", "-p", "tables=2", "-p", "table_size=500", "-p", "threads=2", "-p", "time=2s",
+		"-p", "shared_storage=false", "-p", "tidb=false", "-p", "tables=2", "-p", "table_size=500", "-p", "threads=2", "-p", "time=2s",
 		"-p", "warmup=1s", "-p", "report_interval=1s", "-p", "workloads=oltp_point_select,oltp_write_only")
 	expect(t, r, 0, "3 sysbench loads at once (2 threads each)", "oltp_point_select  6", "oltp_write_only    6")
 	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-oltp_*"))
@@ -54,6 +55,10 @@ func TestSeed001PlanRunsAgainstThreeServers(t *testing.T) {
 		}
 	}
 	expect(t, starbench(t, nil, "report", out, "--parts"), 0, "3 oltp_write_only-t2")
+	// The report's step 6: sysbench's parameters kept with the results.
+	if data, err := os.ReadFile(filepath.Join(out, results.SavedDir, "sysbench-options.json")); err != nil || !strings.Contains(string(data), `"table_size": 500`) {
+		t.Errorf("sysbench-options.json: %v\n%s", err, data)
+	}
 }
 
 // The plan's dry run lists each workload's step with the three sysbench
@@ -69,6 +74,14 @@ func TestSeed001PlanDryRun(t *testing.T) {
 	}
 	if n := strings.Count(r.stdout, "sysbench.prepare"); n != 1 {
 		t.Errorf("%d prepares listed, want 1 (the servers share one cluster)", n)
+	}
+	// Its step 1 (the database), its step 6 (every server's configuration and
+	// sysbench's parameters saved), and no ANALYZE, which it does not do.
+	for text, want := range map[string]int{"CREATE DATABASE IF NOT EXISTS `sbtest`": 1, "          SHOW CONFIG": 3, "files/sysbench-options.json": 1,
+		"files/config/tidb3-show-config.tsv": 1, "ANALYZE TABLE": 0} {
+		if n := strings.Count(r.stdout, text); n != want {
+			t.Errorf("%q listed %d times, want %d", text, n, want)
+		}
 	}
 }
 
