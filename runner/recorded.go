@@ -33,6 +33,9 @@ func LoadRecorded(dir string) (*Recorded, error) {
 		return nil, usageErrorf("%v", err)
 	}
 	rec.Manifest = *m
+	if m.Imported {
+		return nil, usageErrorf("%s was made by 'starbench import' from published figures or a peer tool's output: it has no plan to run again (run the report's plan, then 'starbench compare %s NEW')", dir, dir)
+	}
 	if len(rec.Manifest.Sources) == 0 {
 		return nil, usageErrorf("%s was not written by 'starbench run' (no plan sources in its manifest)", dir)
 	}

@@ -70,6 +70,9 @@ type Cell struct {
 	Stats       Stats   `json:"stats"`
 	Change      float64 `json:"change_pct"`  // vs the baseline, percent
 	Significant bool    `json:"significant"` // beyond run-to-run noise (or no noise estimate)
+	// Unknown: the contender has the step but not the figure (an imported
+	// step whose source does not give it); it is not compared.
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // Row compares the contenders on one key.
@@ -250,6 +253,9 @@ func (c *Comparison) checkThresholds(keys []Key, thresholds []Threshold) {
 				continue
 			}
 			r := c.row(k, t.Metric)
+			if r.Cells[0].Unknown {
+				continue // the baseline has no such figure: nothing to gate on
+			}
 			base := r.Cells[0].Stats
 			for _, cell := range r.Cells[1:] {
 				if v, ok := crossing(t, k, base, cell); ok {
@@ -263,7 +269,7 @@ func (c *Comparison) checkThresholds(keys []Key, thresholds []Threshold) {
 // crossing returns the violation when cell crosses t on key k against
 // the baseline's stats, and false when it does not or only within noise.
 func crossing(t Threshold, k Key, base Stats, cell Cell) (Violation, bool) {
-	if !cell.Present || !t.crossed(cell.Change) {
+	if !cell.Present || cell.Unknown || !t.crossed(cell.Change) {
 		return Violation{}, false
 	}
 	v := Violation{Threshold: t.Text, Key: k.String(), Contender: cell.Contender, Change: cell.Change}
@@ -306,16 +312,19 @@ func (c *Comparison) row(k Key, m Metric) Row {
 	if k.Part > 0 {
 		r.Part = c.groups[c.Baseline][k].partLabel()
 	}
-	base := c.groups[c.Baseline][k].Stats(m)
+	baseGroup := c.groups[c.Baseline][k]
+	base, baseKnown := baseGroup.Stats(m), baseGroup.Known(m)
 	for _, name := range c.Contenders {
 		g := c.groups[name][k]
 		cell := Cell{Contender: name, Present: g != nil}
-		if g != nil {
+		if g != nil && !g.Known(m) {
+			cell.Unknown = true
+		} else if g != nil {
 			cell.Stats = g.Stats(m)
-			if base.Mean != 0 {
+			if base.Mean != 0 && baseKnown {
 				cell.Change = (cell.Stats.Mean - base.Mean) / base.Mean * 100
 			}
-			cell.Significant = name != c.Baseline && Significant(base, cell.Stats)
+			cell.Significant = name != c.Baseline && baseKnown && Significant(base, cell.Stats)
 		}
 		r.Cells = append(r.Cells, cell)
 	}
@@ -383,7 +392,7 @@ func (c *Comparison) Table() Table {
 			row = append(row, r.Part)
 		}
 		for i, cell := range r.Cells {
-			if !cell.Present {
+			if !cell.Present || cell.Unknown {
 				row = append(row, "-")
 				if i > 0 {
 					row = append(row, "-")
@@ -399,6 +408,9 @@ func (c *Comparison) Table() Table {
 				ch := fmt.Sprintf("%+.2f%%", cell.Change)
 				if !cell.Significant {
 					ch += " ~"
+				}
+				if r.Cells[0].Unknown {
+					ch = "-"
 				}
 				row = append(row, ch)
 			}
@@ -421,7 +433,15 @@ func (c *Comparison) Legend() string {
 	if c.HasRepeats() {
 		legend = "Values are means; ±: 95% confidence interval of the mean. ~: the change is within run-to-run noise (Welch's t-test, 95%)."
 	}
-	missingPart := false
+	missingPart, unknown := false, false
+	for _, r := range c.Rows {
+		for _, cell := range r.Cells {
+			unknown = unknown || cell.Unknown
+		}
+	}
+	if unknown {
+		legend += " -: a figure an imported folder's source does not give (unknown, not compared)."
+	}
 	for _, r := range c.Rows {
 		for _, cell := range r.Cells {
 			switch {

@@ -65,6 +65,19 @@ func (g *Group) Stats(m Metric) Stats {
 	return StatsOf(vals)
 }
 
+// Known reports whether every repeat has metric m (see Benchmark.Known).
+func (g *Group) Known(m Metric) bool { return g.knows(figureOf[m]) }
+
+// knows reports whether every repeat has the summary's figure.
+func (g *Group) knows(figure string) bool {
+	for _, b := range g.Benchmarks {
+		if !b.Summary.Known(figure) {
+			return false
+		}
+	}
+	return true
+}
+
 // Errors is the total of ignored errors over the repeats.
 func (g *Group) Errors() int64 {
 	var n int64

@@ -139,6 +139,7 @@ type Metric string
 const (
 	MetricTPS Metric = "tps"
 	MetricQPS Metric = "qps"
+	MetricMin Metric = "min"
 	MetricAvg Metric = "avg"
 	MetricP95 Metric = "p95"
 	MetricP99 Metric = "p99"
@@ -149,7 +150,7 @@ const (
 )
 
 // Metrics lists them in display order.
-var Metrics = []Metric{MetricTPS, MetricQPS, MetricAvg, MetricP95, MetricP99, MetricMax, MetricTpmC}
+var Metrics = []Metric{MetricTPS, MetricQPS, MetricMin, MetricAvg, MetricP95, MetricP99, MetricMax, MetricTpmC}
 
 // ParseMetric accepts a metric name.
 func ParseMetric(s string) (Metric, error) {
@@ -187,6 +188,8 @@ func (b *Benchmark) Value(m Metric) float64 {
 		return s.TPS
 	case MetricQPS:
 		return s.QPS
+	case MetricMin:
+		return s.Latency.MinMS
 	case MetricAvg:
 		return s.Latency.AvgMS
 	case MetricP95:
@@ -199,4 +202,18 @@ func (b *Benchmark) Value(m Metric) float64 {
 		return s.Metrics["tpmC"]
 	}
 	return 0
+}
+
+// figureOf is the summary figure each metric reads, for Known.
+var figureOf = map[Metric]string{
+	MetricTPS: results.FigureTPS, MetricQPS: results.FigureQPS, MetricMin: results.FigureMinMS, MetricAvg: results.FigureAvgMS,
+	MetricP95: results.FigurePercentile(95), MetricP99: results.FigurePercentile(99), MetricMax: results.FigureMaxMS, MetricTpmC: "tpmC",
+}
+
+// Known reports whether the benchmark has metric m: a run's steps have
+// every metric; an imported step (starbench import) only those its source
+// gave, and tables show the others as "-", not 0.
+func (b *Benchmark) Known(m Metric) bool {
+	f, ok := figureOf[m]
+	return !ok || b.Summary.Known(f)
 }

@@ -132,13 +132,29 @@ func groupRow(g *Group, tags []string, parts, repeats bool) []string {
 		threads = g.Benchmarks[0].Threads()
 	}
 	row = append(row, strconv.Itoa(threads))
+	// A figure an imported step's source did not give is "-", not 0.
+	mean := func(m Metric) string {
+		if !g.Known(m) {
+			return "-"
+		}
+		return num(g.Stats(m).Mean)
+	}
 	if repeats {
 		s := g.Stats(MetricTPS)
-		row = append(row, strconv.Itoa(s.N), fmt.Sprintf("%.1f%%", s.CV*100))
+		cv := fmt.Sprintf("%.1f%%", s.CV*100)
+		if !g.Known(MetricTPS) {
+			cv = "-"
+		}
+		row = append(row, strconv.Itoa(s.N), cv)
 	}
-	return append(row, num(g.Stats(MetricTPS).Mean), num(g.Stats(MetricQPS).Mean), num(g.Stats(MetricAvg).Mean),
-		num(g.Stats(MetricP95).Mean), num(g.Stats(MetricP99).Mean), num(g.MinLatency()), num(g.Stats(MetricMax).Mean),
-		strconv.FormatInt(g.Errors(), 10))
+	minLat, errs := num(g.MinLatency()), strconv.FormatInt(g.Errors(), 10)
+	if !g.knows(results.FigureMinMS) {
+		minLat = "-"
+	}
+	if !g.knows(results.FigureErrors) {
+		errs = "-"
+	}
+	return append(row, mean(MetricTPS), mean(MetricQPS), mean(MetricAvg), mean(MetricP95), mean(MetricP99), minLat, mean(MetricMax), errs)
 }
 
 // tagOrder ranks tag combinations by first appearance.
@@ -274,10 +290,20 @@ func csvRow(step, b *Benchmark, tags []string, parts bool) []string {
 		return append(append(row, make([]string, 16)...), s.Status) // seconds ... lat_max_ms empty
 	}
 	p := s.Latency.Percentiles
-	return append(row, num(s.Seconds), strconv.FormatInt(s.Events, 10), num(s.TPS), num(s.QPS),
-		strconv.FormatInt(s.Reads, 10), strconv.FormatInt(s.Writes, 10), strconv.FormatInt(s.Others, 10),
-		strconv.FormatInt(s.Errors, 10), strconv.FormatInt(s.Reconnects, 10),
-		num(s.Latency.MinMS), num(s.Latency.AvgMS), num(p["50"]), num(p["95"]), num(p["99"]), num(p["99.9"]), num(s.Latency.MaxMS), s.Status)
+	// A figure an imported step's source did not give is an empty cell.
+	f := func(figure, v string) string {
+		if !s.Known(figure) {
+			return ""
+		}
+		return v
+	}
+	n := func(figure string, v int64) string { return f(figure, strconv.FormatInt(v, 10)) }
+	pct := func(p float64, v float64) string { return f(results.FigurePercentile(p), num(v)) }
+	return append(row, f(results.FigureSeconds, num(s.Seconds)), n(results.FigureEvents, s.Events), f(results.FigureTPS, num(s.TPS)),
+		f(results.FigureQPS, num(s.QPS)), n(results.FigureReads, s.Reads), n(results.FigureWrites, s.Writes), n(results.FigureOthers, s.Others),
+		n(results.FigureErrors, s.Errors), n(results.FigureReconnects, s.Reconnects),
+		f(results.FigureMinMS, num(s.Latency.MinMS)), f(results.FigureAvgMS, num(s.Latency.AvgMS)), pct(50, p["50"]), pct(95, p["95"]),
+		pct(99, p["99"]), pct(99.9, p["99.9"]), f(results.FigureMaxMS, num(s.Latency.MaxMS)), s.Status)
 }
 
 // jsonRun is the JSON form of a run.

@@ -163,6 +163,7 @@ meaningless for numbers).`,
 		root.AddCommand(a.familyCommand(f.Command))
 	}
 	root.AddCommand(a.reportCommand(), a.compareCommand(), a.mergeCommand(), a.docCommand(), a.versionCommand())
+	root.AddCommand(a.importCommand())
 	return root
 }
 

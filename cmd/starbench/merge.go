@@ -130,6 +130,9 @@ var notAdditiveMetrics = []string{"efficiency"}
 // stepFolderOf is the benchmark step folder a merge argument names: the
 // folder itself when it holds a summary, else its one benchmark step.
 func stepFolderOf(dir string) (string, error) {
+	if m, err := results.ReadManifest(dir); err == nil && m.Imported {
+		return "", usagef("merge: %s was made by 'starbench import': published figures have no latency histograms to merge", dir)
+	}
 	steps := results.StepDirs(dir)
 	switch {
 	case len(steps) == 0:

@@ -18,9 +18,11 @@ import (
 func (a *app) reportCommand() *cobra.Command {
 	var format, out string
 	var opts report.ReportOptions
+	var pf pivotFlags
 	cmd := &cobra.Command{
-		Use:   "report DIR... [--format text|markdown|json|csv|html] [--parts] [-o FILE]",
-		Short: "Render the results of one or more runs as tables, JSON, CSV or an HTML page with charts",
+		Use: "report DIR... [--format text|markdown|json|csv|html] [--parts] [-o FILE]\n" +
+			"  starbench report DIR... --rows TAG,... --columns TAG,... --metrics M,... [--split TAG,...] [--baseline VALUE] [--mean] [--per-server]",
+		Short: "Render the results of one or more runs as tables, JSON, CSV or an HTML page with charts, or as a report's own table",
 		Long: `Report reads results folders (of 'starbench run' or 'starbench sysbench ... run') and
 renders them: per workload a table of threads, tps, qps, avg, p95, p99, min and max latency
 and errors, with the steps' tags as columns. Repeats of a step (the reserved tag "round", or
@@ -37,12 +39,41 @@ latencies and errors (a "part" column names it: number and name; a part that did
 shows its status and error); in CSV a "part" column, empty on the steps' rows. JSON always
 includes each step's parts and their summaries, and the HTML page always shows the part rows.
 
+Report-shaped tables: --rows, --columns, --metrics, --split (comma-separated or repeated)
+lay the steps out as a published report's table instead. A table per value of the --split
+tags, a row per value of the --rows tags, per value of the --columns tags a cell of the
+--metrics (tps, qps, min, avg, p95, p99, max, tpmc; default tps). Tags are the steps' tags,
+or threads (a together step of N loads of 150 threads reads "150 ×N", never the row of a
+one-load step of 300) and workload. Steps in one cell must be repeats (they differ only in
+the tag round, or come from several folders): they are averaged and the cell says how many.
+--baseline VALUE, a value of the first --columns tag, adds per metric a change column
+(x - base) / base % for every other value; a step's change_<metric> figure (a report that
+gives only a change) fills its column's change cell. --mean adds a last row: the mean over
+the rows, for changes the mean of the rows' changes; a step with none of the --rows tags (a
+published headline) gives its figures to it. --per-server shows a together step of N loads
+per load: its threads each, tps, qps and tpmC divided by N. Put a report's published figures
+beside a rerun by giving the folder 'starbench import' made of them (its steps tagged, e.g.,
+source=published) and source in --columns. A figure a step lacks shows "-"; a change
+within the repeats' noise "~". Formats: text, markdown, csv (a line per cell: the tags'
+values, metric, kind, value, n, vs, given, within_noise), json (the same cells), html (the
+tables). A tag no step has, an unknown metric, a baseline no column has or a cell of steps
+that are not repeats exits 2.
+
 Every 'starbench run' also writes report.md and report.html into its folder.
 A missing, truncated or foreign folder exits 2.`,
 		Example: `  starbench report results/20261130T101500Z-quickstart
   starbench report results/run-a results/run-b --format markdown -o report.md
   starbench report results/run-a --format html -o report.html
-  starbench report results/merged --parts`,
+  starbench report results/merged --parts
+
+  # The seed reports' tables:
+  starbench report results/seed004 --rows round --columns case --metrics tps,avg --mean
+  starbench report results/seed001 --rows workload --metrics qps,min,avg,p99
+  starbench report results/seed000 --split setup,workload --rows threads --metrics tps,qps,avg --per-server
+  starbench report results/seed003 published/seed003 --split workload --rows threads \
+      --columns version,source --metrics qps,p95 --baseline v5.1.1 --mean
+  starbench report results/seed002 published/seed002 --rows threads --columns version,source \
+      --metrics tpmc --baseline v4.0.12 --mean --format csv`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("report needs at least one results folder\nRun 'starbench report --help' for usage.")
@@ -50,11 +81,27 @@ A missing, truncated or foreign folder exits 2.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			pivoting := pf.asked(cmd)
+			if pivoting && opts.Parts {
+				return usagef("--parts does not go with a report-shaped table (--rows, --columns, ...): use --per-server for together steps")
+			}
+			var p report.Pivot
+			if pivoting {
+				var err error
+				if p, err = pf.pivot(cmd); err != nil {
+					return err
+				}
+			}
 			runs, err := loadRuns(args)
 			if err != nil {
 				return err
 			}
-			data, err := renderReport(format, runs, opts)
+			var data []byte
+			if pivoting {
+				data, err = renderPivot(format, runs, p)
+			} else {
+				data, err = renderReport(format, runs, opts)
+			}
 			if err != nil {
 				return err
 			}
@@ -64,7 +111,95 @@ A missing, truncated or foreign folder exits 2.`,
 	cmd.Flags().StringVar(&format, "format", "text", "text, markdown, json, csv or html")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of standard output")
 	cmd.Flags().BoolVar(&opts.Parts, "parts", false, "after a merged step's row, a row per part (text, markdown, csv; html always has them)")
+	pf.register(cmd)
 	return cmd
+}
+
+// pivotFlags are report's flags of a report-shaped table.
+type pivotFlags struct {
+	rows, columns, metrics, split []string
+	baseline                      string
+	mean, perServer               bool
+}
+
+var pivotFlagNames = []string{"rows", "columns", "metrics", "split", "baseline", "mean", "per-server"}
+
+func (f *pivotFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringSliceVar(&f.rows, "rows", nil, "a report-shaped table: its rows' tags (or threads, workload), e.g. round or threads")
+	cmd.Flags().StringSliceVar(&f.columns, "columns", nil, "its columns' tags, e.g. case or version,source")
+	cmd.Flags().StringSliceVar(&f.metrics, "metrics", nil, "the figures of a cell: tps, qps, min, avg, p95, p99, max, tpmc (default tps)")
+	cmd.Flags().StringSliceVar(&f.split, "split", nil, "one table per value of these tags, e.g. workload or setup,workload")
+	cmd.Flags().StringVar(&f.baseline, "baseline", "", "a value of the first --columns tag: change columns against it")
+	cmd.Flags().BoolVar(&f.mean, "mean", false, "a last row with the mean of each column (of the changes, for change columns)")
+	cmd.Flags().BoolVar(&f.perServer, "per-server", false, "together steps of N loads per load: threads each, tps, qps and tpmC divided by N")
+}
+
+// asked reports whether any flag of a report-shaped table was given.
+func (f *pivotFlags) asked(cmd *cobra.Command) bool {
+	for _, name := range pivotFlagNames {
+		if cmd.Flags().Changed(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// pivot is the table the flags ask for; bad flags are a usage error.
+func (f *pivotFlags) pivot(cmd *cobra.Command) (report.Pivot, error) {
+	p := report.Pivot{Rows: f.rows, Columns: f.columns, Split: f.split, Baseline: f.baseline, Mean: f.mean, PerServer: f.perServer}
+	names := f.metrics
+	if !cmd.Flags().Changed("metrics") {
+		names = []string{string(report.MetricTPS)}
+	}
+	for _, n := range names {
+		m, err := report.ParseMetric(n)
+		if err != nil {
+			return p, usagef("--metrics: %v", err)
+		}
+		p.Metrics = append(p.Metrics, m)
+	}
+	if err := p.Check(); err != nil {
+		return p, usagef("%v", err)
+	}
+	return p, nil
+}
+
+// renderPivot renders the report-shaped table p of runs in report's
+// --format; bad input is a usage error.
+func renderPivot(format string, runs []*report.Run, p report.Pivot) ([]byte, error) {
+	switch format {
+	case "text", "markdown", "md", "csv", "json", "html":
+	default:
+		return nil, usagef("unknown --format %q (want text, markdown, json, csv or html)", format)
+	}
+	r, err := p.Build(report.Benchmarks(runs))
+	if err != nil {
+		if errors.Is(err, report.ErrBadPivot) {
+			return nil, usagef("%v", err)
+		}
+		return nil, err
+	}
+	var buf bytes.Buffer
+	switch format {
+	case "text":
+		r.WriteText(&buf)
+	case "markdown", "md":
+		r.WriteMarkdown(&buf)
+	case "csv":
+		err = r.WriteCSV(&buf)
+	case "json":
+		err = jsonIndent(&buf, r.Records())
+	case "html":
+		var dirs []string
+		for _, run := range runs {
+			dirs = append(dirs, run.Dir)
+		}
+		err = report.WritePivotHTML(&buf, r, "starbench table", strings.Join(dirs, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // renderReport renders runs in report's --format; an unknown format is a
@@ -139,7 +274,7 @@ type compareFlags struct {
 func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.by, "by", "", "tag whose values are the contenders (default: each folder is one)")
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "contender to compare against (default: the first)")
-	cmd.Flags().StringVar(&f.metric, "metric", "tps", "tps, qps, avg, p95, p99, max, or tpmc (TPC-C's New-Order transactions a minute)")
+	cmd.Flags().StringVar(&f.metric, "metric", "tps", "tps, qps, min, avg, p95, p99, max, or tpmc (TPC-C's New-Order transactions a minute)")
 	cmd.Flags().StringArrayVar(&f.failIf, "fail-if", nil, "exit 3 when crossed, e.g. 'tps<-5%' or 'p99>+10%'; repeatable")
 	cmd.Flags().StringVar(&f.format, "format", "text", "text, markdown, html or json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
@@ -149,7 +284,7 @@ func (f *compareFlags) register(cmd *cobra.Command) {
 func (a *app) compareCommand() *cobra.Command {
 	var f compareFlags
 	cmd := &cobra.Command{
-		Use:   "compare DIR... [--by TAG] [--baseline VALUE] [--metric tps|qps|avg|p95|p99|max|tpmc] [--fail-if 'tps<-5%']... [--parts]",
+		Use:   "compare DIR... [--by TAG] [--baseline VALUE] [--metric tps|qps|min|avg|p95|p99|max|tpmc] [--fail-if 'tps<-5%']... [--parts]",
 		Short: "Compare runs: % change per step vs a baseline, with noise estimates and CI thresholds",
 		Long: `Compare matches benchmark steps across results folders by workload, threads and tags (apart
 from the reserved tag "round" and the --by tag) and shows each contender's value and its change

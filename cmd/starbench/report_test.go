@@ -154,9 +154,21 @@ func TestReportBadInput(t *testing.T) {
 	expect(t, starbench(t, nil, "compare", stepless, a), 2, "starbench: nothing to compare: only one contender (out)")
 }
 
-// checkInBrowser opens a report in headless Chromium: no console errors,
-// at least minCharts charts, each with drawn lines, and a screenshot.
-func checkInBrowser(t *testing.T, file string, minCharts int) {
+// browserPage is a page open in headless Chromium, for a test to look at
+// through JavaScript; the browser's console errors, exceptions and error
+// log entries are collected as problems.
+type browserPage struct {
+	t        *testing.T
+	file     string
+	ctx      context.Context
+	mu       sync.Mutex
+	problems []string
+}
+
+// openInBrowser opens a file in headless Chromium (Debian's chromium; CI
+// fails without it, elsewhere the test is skipped). The browser closes
+// when the test ends.
+func openInBrowser(t *testing.T, file string) *browserPage {
 	t.Helper()
 	chrome, err := exec.LookPath("chromium")
 	if err != nil {
@@ -170,25 +182,24 @@ func checkInBrowser(t *testing.T, file string, minCharts int) {
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("no-default-browser-check", true),
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1300, 900))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	var mu sync.Mutex
-	var problems []string
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelC := chromedp.NewContext(actx)
+	tctx, cancelT := context.WithTimeout(ctx, 120*time.Second)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	p := &browserPage{t: t, file: file, ctx: tctx}
 	if err := chromedp.Listen(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
+		p.mu.Lock()
+		defer p.mu.Unlock()
 		switch e := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
 			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
-				problems = append(problems, "console "+string(e.Type))
+				p.problems = append(p.problems, "console "+string(e.Type))
 			}
 		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+			p.problems = append(p.problems, "exception: "+e.ExceptionDetails.Text)
 		case *log.EventEntryAdded:
 			if e.Entry.Level == log.EntryLevelError {
-				problems = append(problems, "log: "+e.Entry.Text)
+				p.problems = append(p.problems, "log: "+e.Entry.Text)
 			}
 		}
 	}); err != nil {
@@ -197,36 +208,102 @@ func checkInBrowser(t *testing.T, file string, minCharts int) {
 	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	tctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-	defer cancelT()
 	abs, _ := filepath.Abs(file)
 	if err := chromedp.Do(tctx, chromedp.Navigate("file://"+abs), chromedp.WaitReady("body")); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	charts, err := chromedp.Run(tctx, chromedp.Evaluate[int](`document.querySelectorAll("svg.chart").length`))
+	return p
+}
+
+// evalIn evaluates a JavaScript expression in the page; its value comes
+// back through JSON into a T.
+func evalIn[T any](p *browserPage, js string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](js))
 	if err != nil {
-		t.Fatalf("chromium: %v", err)
+		p.t.Fatalf("chromium: %s: %v", p.file, err)
 	}
-	drawn, err := chromedp.Run(tctx, chromedp.Evaluate[int](`Array.from(document.querySelectorAll("svg.chart")).filter(svg => {
+	return v
+}
+
+// layoutProblems lists what overlaps on a page of charts: two legend
+// entries of a chart (each the box around its line swatch and its label),
+// two texts of a chart's SVG (tick labels, axis titles, the note), a text
+// outside its SVG (clipped), a legend entry outside its chart. Boxes come
+// from the browser's layout (getBoundingClientRect): the fonts are what
+// Chromium draws with.
+func layoutProblems(p *browserPage) []string {
+	p.t.Helper()
+	return evalIn[[]string](p, `(() => {
+		const problems = [];
+		const eps = 0.5;
+		const overlap = (a, b) => a.left < b.right - eps && b.left < a.right - eps && a.top < b.bottom - eps && b.top < a.bottom - eps;
+		const inside = (a, b) => a.left >= b.left - eps && a.right <= b.right + eps && a.top >= b.top - eps && a.bottom <= b.bottom + eps;
+		const union = rects => rects.reduce((u, r) => ({left: Math.min(u.left, r.left), right: Math.max(u.right, r.right),
+			top: Math.min(u.top, r.top), bottom: Math.max(u.bottom, r.bottom)}));
+		const show = r => "[" + [r.left, r.top, r.right, r.bottom].map(v => v.toFixed(1)).join(" ") + "]";
+		document.querySelectorAll("figure.chart").forEach((fig, n) => {
+			const name = "chart " + (n + 1) + " (" + fig.querySelector("figcaption").textContent + ")";
+			const figBox = fig.getBoundingClientRect();
+			const entries = Array.from(fig.querySelectorAll("ul.legend > li")).map(li =>
+				({text: li.textContent, box: union(Array.from(li.children).map(c => c.getBoundingClientRect()))}));
+			entries.forEach((a, i) => {
+				if (!inside(a.box, figBox)) problems.push(name + ": legend entry " + JSON.stringify(a.text) + " " + show(a.box) + " outside its chart " + show(figBox));
+				entries.slice(i + 1).forEach(b => {
+					if (overlap(a.box, b.box)) problems.push(name + ": legend entries " + JSON.stringify(a.text) + " " + show(a.box) + " and " + JSON.stringify(b.text) + " " + show(b.box) + " overlap");
+				});
+			});
+			const svg = fig.querySelector("svg.chart");
+			const svgBox = svg.getBoundingClientRect();
+			const texts = Array.from(svg.querySelectorAll("text")).filter(t => t.textContent.trim() !== "").map(t =>
+				({text: t.getAttribute("class") + " " + JSON.stringify(t.textContent), box: t.getBoundingClientRect()}));
+			texts.forEach((a, i) => {
+				if (!inside(a.box, svgBox)) problems.push(name + ": " + a.text + " " + show(a.box) + " is cut off by its chart " + show(svgBox));
+				texts.slice(i + 1).forEach(b => {
+					if (overlap(a.box, b.box)) problems.push(name + ": " + a.text + " " + show(a.box) + " and " + b.text + " " + show(b.box) + " overlap");
+				});
+			});
+		});
+		return problems;
+	})()`)
+}
+
+// checkInBrowser opens a report in headless Chromium: no console errors,
+// at least minCharts charts, each with drawn lines, no legend entries or
+// axis labels overlapping (layoutProblems), and a screenshot.
+func checkInBrowser(t *testing.T, file string, minCharts int) {
+	t.Helper()
+	p := openInBrowser(t, file)
+	charts := evalIn[int](p, `document.querySelectorAll("svg.chart").length`)
+	drawn := evalIn[int](p, `Array.from(document.querySelectorAll("svg.chart")).filter(svg => {
 			const plot = svg.querySelector("g.plot");
 			if (!plot) return false;
 			const box = plot.getBBox();
 			const lines = Array.from(plot.querySelectorAll("path")).filter(p => p.getTotalLength() > 0 || p.parentNode.querySelectorAll("circle").length > 0);
 			return box.width > 0 && box.height > 0 && lines.length > 0;
-		}).length`))
+		}).length`)
+	for _, problem := range layoutProblems(p) {
+		t.Errorf("%s: %s", filepath.Base(file), problem)
+	}
+	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(80))
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	png, err := chromedp.Run(tctx, chromedp.FullScreenshot(80))
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
+	// STARBENCH_TEST_SCREENSHOTS=DIR keeps the screenshots (JPEG) and the
+	// pages, to look at.
+	shot := filepath.Join(t.TempDir(), "report.jpg")
+	if keep := os.Getenv("STARBENCH_TEST_SCREENSHOTS"); keep != "" {
+		name := filepath.Join(keep, t.Name()+"-"+strings.TrimSuffix(filepath.Base(file), ".html"))
+		shot = name + ".jpg"
+		if data, err := os.ReadFile(file); err == nil {
+			os.WriteFile(name+".html", data, 0o644)
+		}
 	}
-	shot := filepath.Join(t.TempDir(), "report.png")
 	os.WriteFile(shot, png, 0o644)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(problems) > 0 {
-		t.Errorf("%s: browser reported %v", file, problems)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.problems) > 0 {
+		t.Errorf("%s: browser reported %v", file, p.problems)
 	}
 	if charts < minCharts || drawn != charts {
 		t.Errorf("%s: %d charts, %d with drawn plot areas (want at least %d, all drawn)", file, charts, drawn, minCharts)

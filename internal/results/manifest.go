@@ -41,6 +41,10 @@ type Manifest struct {
 	Steps       int               `json:"steps"`
 	Resumes     []ResumeRecord    `json:"resumes,omitempty"`
 	RerunOf     *RerunRecord      `json:"rerun_of,omitempty"`
+	// Imported is true for a folder `starbench import` made from published
+	// figures or a peer tool's output (its Sources are those files): it has
+	// no plan to rerun or resume and no histograms to merge.
+	Imported bool `json:"imported,omitempty"`
 }
 
 // ToolName is what Manifest.Tool.Name says in a starbench results folder.

@@ -212,6 +212,10 @@ func readMergeSummaries(parts []MergePart) ([]*mergeInput, error) {
 		if err != nil {
 			return nil, err
 		}
+		if sum.Imported != nil {
+			return nil, fmt.Errorf("%w: %s was imported from %s (starbench import): published figures have no latency histograms to merge",
+				ErrCannotMerge, p.Dir, sum.Imported.Source)
+		}
 		in[i] = &mergeInput{part: p, sum: sum}
 	}
 	return in, nil

@@ -18,6 +18,12 @@
 //	DIR/files/...            what the plan saved (save()), listed in the manifest's files
 //	DIR/report.md, .html     the reports written at the end of a run
 //
+// A folder `starbench import` made from published figures or a peer
+// tool's output has the same layout without a journal: its manifest says
+// imported, sources/ holds the imported files, and each step's summary
+// says where it came from and which figures it has (Imported); its steps
+// have no latency.hlog.
+//
 // Every file is written whole to a temporary name and renamed into place
 // (the journal is appended one whole line at a time), so a crash never
 // leaves a half-written summary or manifest.

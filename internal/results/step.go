@@ -78,6 +78,9 @@ type Summary struct {
 	// Parts are the loads merged into this summary (a together step, or
 	// `starbench merge`), each a step folder under parts/.
 	Parts []Part `json:"parts,omitempty"`
+	// Imported is set on a step `starbench import` made from published
+	// figures or a peer tool's output: its source and the figures it gave.
+	Imported *Imported `json:"imported,omitempty"`
 }
 
 // Part is one of the loads a merged summary is made of.
