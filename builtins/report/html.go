@@ -16,7 +16,6 @@ var templateFS embed.FS
 
 var pageTemplate = template.Must(template.New("page.html.tmpl").Funcs(template.FuncMap{
 	"add":  func(a, b float64) float64 { return a + b },
-	"sub":  func(a, b float64) float64 { return a - b },
 	"half": func(a float64) float64 { return a / 2 },
 }).ParseFS(templateFS, "templates/page.html.tmpl"))
 
@@ -43,12 +42,16 @@ type section struct {
 	Note   string
 	Tables []Table
 	Charts []*Chart
+	Steps  []stepView // the section's steps over time
+	// StepsNote says why steps have no charts over time.
+	StepsNote string
 }
 
 // WriteHTML writes a self-contained page (no scripts, fonts or network)
-// with the runs' manifests, a table per workload, charts of tps and
-// latency percentiles against threads (one series per tag combination),
-// and for each benchmark step its tps and p99 over time.
+// with the runs' manifests and a section per workload: its table, charts
+// of tps and latency percentiles against threads (one series per tag
+// combination run at several thread levels), and each benchmark step over
+// time (see stepTimeSeries), a merged step's parts over its own lines.
 func WriteHTML(w io.Writer, runs []*Run) error {
 	p := page{Title: "starbench report"}
 	if len(runs) == 1 {
@@ -66,10 +69,24 @@ func WriteHTML(w io.Writer, runs []*Run) error {
 	for i, wl := range workloads(benchmarks) {
 		sec := section{Title: wl, Tables: []Table{tables[i]}}
 		sec.Charts = threadCharts(wl, benchmarks)
+		short := 0
+		for _, b := range benchmarks {
+			if b.Workload() != wl {
+				continue
+			}
+			if v := stepTimeSeries(b, stepLabel(b, len(runs))); v != nil {
+				sec.Steps = append(sec.Steps, *v)
+			} else {
+				short++
+			}
+		}
+		switch {
+		case short == 1:
+			sec.StepsNote = "One step has less than two report intervals: no chart over time (its table row holds its figures)."
+		case short > 1:
+			sec.StepsNote = fmt.Sprintf("%d steps have less than two report intervals each: no charts over time (their table rows hold their figures).", short)
+		}
 		p.Sections = append(p.Sections, sec)
-	}
-	if ts := timeSeriesSection(benchmarks); ts != nil {
-		p.Sections = append(p.Sections, *ts)
 	}
 	return pageTemplate.Execute(w, p)
 }
@@ -101,8 +118,14 @@ func WriteCompareHTML(w io.Writer, runs []*Run, c *Comparison) error {
 		}
 		series = append(series, s)
 	}
-	chart := CategoryChart(fmt.Sprintf("%s per step", c.Metric), "workload, threads, tags", metricLabel(c.Metric), shortKeys(cats), series)
-	p.Sections = []section{{Title: "Comparison", Note: c.Legend(), Tables: []Table{c.Table()}, Charts: []*Chart{chart}}}
+	sec := section{Title: "Comparison", Note: c.Legend(), Tables: []Table{c.Table()}}
+	// A single row is a dot per contender: the table says it better.
+	if len(cats) > 1 {
+		chart := CategoryChart(fmt.Sprintf("%s per step", c.Metric), "workload, threads, tags", metricLabel(c.Metric), shortKeys(cats), series)
+		chart.Kind, chart.Metric = "compare", string(c.Metric)
+		sec.Charts = []*Chart{chart}
+	}
+	p.Sections = []section{sec}
 	return pageTemplate.Execute(w, p)
 }
 
@@ -177,8 +200,10 @@ func facts(r *Run) []fact {
 	return fs
 }
 
-// threadCharts are tps and latency percentiles against threads, one series
-// per tag combination (repeats averaged).
+// threadCharts are tps and latency percentiles against threads, one
+// series per tag combination (repeats averaged) run at two thread levels
+// or more; a workload with none has no such charts (a lone dot says
+// nothing its table does not).
 func threadCharts(wl string, benchmarks []*Benchmark) []*Chart {
 	var mine []*Benchmark
 	for _, b := range benchmarks {
@@ -186,17 +211,28 @@ func threadCharts(wl string, benchmarks []*Benchmark) []*Chart {
 			mine = append(mine, b)
 		}
 	}
-	groups := Groups(mine)
-	threadSet := map[int]bool{}
 	seriesOrder := []string{}
 	bySeries := map[string]map[int]*Group{}
-	for _, g := range groups {
-		threadSet[g.Key.Threads] = true
+	for _, g := range Groups(mine) {
 		if bySeries[g.Key.Tags] == nil {
 			bySeries[g.Key.Tags] = map[int]*Group{}
 			seriesOrder = append(seriesOrder, g.Key.Tags)
 		}
 		bySeries[g.Key.Tags][g.Key.Threads] = g
+	}
+	threadSet := map[int]bool{}
+	var kept []string
+	for _, tags := range seriesOrder {
+		if len(bySeries[tags]) < 2 {
+			continue
+		}
+		kept = append(kept, tags)
+		for t := range bySeries[tags] {
+			threadSet[t] = true
+		}
+	}
+	if len(kept) == 0 {
+		return nil
 	}
 	var threads []int
 	for t := range threadSet {
@@ -225,47 +261,19 @@ func threadCharts(wl string, benchmarks []*Benchmark) []*Chart {
 		return tags
 	}
 	var tps, lat []SeriesData
-	for i, tags := range seriesOrder {
+	for i, tags := range kept {
 		tps = append(tps, SeriesData{Name: name(tags), Values: values(tags, MetricTPS), Color: i})
 		lat = append(lat,
 			SeriesData{Name: name(tags) + " p99", Values: values(tags, MetricP99), Color: i},
 			SeriesData{Name: name(tags) + " p95", Values: values(tags, MetricP95), Color: i, Dashed: true})
 	}
-	return []*Chart{
+	charts := []*Chart{
 		CategoryChart(wl+": throughput", "threads", "transactions per second", cats, tps),
 		CategoryChart(wl+": latency percentiles", "threads", "latency (ms)", cats, lat),
 	}
-}
-
-// timeSeriesSection charts each benchmark step's tps and p99 over time.
-func timeSeriesSection(benchmarks []*Benchmark) *section {
-	sec := section{Title: "Per step: throughput and p99 latency over time"}
-	for _, b := range benchmarks {
-		if len(b.Intervals) < 2 {
-			continue
-		}
-		var x, tps, p99 []float64
-		for _, iv := range b.Intervals {
-			x = append(x, iv.Time)
-			tps = append(tps, iv.TPS)
-			p99 = append(p99, iv.P99)
-		}
-		label := fmt.Sprintf("step %s: %s, %d threads", b.Step, b.Workload(), b.Threads())
-		if b.Step == "" {
-			label = fmt.Sprintf("%s, %d threads", b.Workload(), b.Threads())
-		}
-		if tags := keyOf(b, nil).Tags; tags != "" {
-			label += ", " + tags
-		}
-		if r := b.Summary.Tags[RoundTag]; r != "" {
-			label += ", round " + r
-		}
-		sec.Charts = append(sec.Charts,
-			LineChart(label+": tps", "s", "transactions per second", x, []SeriesData{{Name: "tps", Values: tps, Color: 0}}),
-			LineChart(label+": p99", "s", "p99 latency (ms)", x, []SeriesData{{Name: "p99", Values: p99, Color: 1}}))
+	charts[0].Metric, charts[1].Metric = "tps", "latency"
+	for _, c := range charts {
+		c.Kind = "threads"
 	}
-	if len(sec.Charts) == 0 {
-		return nil
-	}
-	return &sec
+	return charts
 }

@@ -1,0 +1,181 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/starbench/starbench/internal/results"
+)
+
+// stepView is a benchmark step's charts over time on the page.
+type stepView struct {
+	Title  string
+	Charts []*Chart
+}
+
+// stepLine is one source of a step's lines over time: the step itself, or
+// one of a merged step's parts, with its intervals placed on the step's
+// clock.
+type stepLine struct {
+	key, name string // "step", "part 2"; the legend's name prefix ("" for a step without parts)
+	color     int
+	width     float64
+	offset    float64 // seconds from the step's start to the line's
+	x         []float64
+	rows      []results.Interval
+}
+
+// stepTimeSeries charts a benchmark step over time, one point per row of
+// its intervals.csv at the row's time (seconds from the step's start):
+// throughput; p99 and p95 latency; queries per second when they are not
+// the transactions; errors and reconnects per second when there are any.
+// A merged step's parts are drawn over its own lines, each in its colour
+// and named by its part; a part that did not start has no line. A step
+// with no line of two points or more has no charts.
+func stepTimeSeries(b *Benchmark, label string) *stepView {
+	lines := []stepLine{{key: "step", color: 0, width: 2, rows: b.Intervals}}
+	for _, p := range b.Parts {
+		if p.Part == nil || !p.Part.Ran {
+			continue
+		}
+		if len(lines) == 1 {
+			lines[0].name, lines[0].width = "merged", 3.5 // wide, under the parts
+		}
+		lines = append(lines, stepLine{key: fmt.Sprintf("part %d", p.Part.K), name: "part " + p.PartLabel(),
+			color: len(lines), width: 1.5, offset: partOffset(b, p), rows: p.Intervals})
+	}
+	// A line without rows (a merged folder of format version 3 lost its
+	// rows; its parts have theirs) is not drawn, nor named.
+	kept := lines[:0]
+	for _, l := range lines {
+		if len(l.rows) > 0 {
+			kept = append(kept, l)
+		}
+	}
+	lines = kept
+	long := false
+	for i := range lines {
+		l := &lines[i]
+		l.x = make([]float64, len(l.rows))
+		for j, r := range l.rows {
+			l.x[j] = r.Time + l.offset
+		}
+		long = long || len(l.rows) >= 2
+	}
+	if !long {
+		return nil
+	}
+	named := func(l stepLine, what string) string {
+		if l.name == "" {
+			return what
+		}
+		return l.name + " " + what
+	}
+	type metric struct {
+		name   string
+		dashed bool
+		value  func(results.Interval) float64
+	}
+	chart := func(id, title, ylabel string, ms ...metric) *Chart {
+		var series []SeriesData
+		for _, l := range lines {
+			for _, m := range ms {
+				vals := make([]float64, len(l.rows))
+				for j, r := range l.rows {
+					vals[j] = m.value(r)
+				}
+				key := l.key
+				if len(ms) > 1 {
+					key += " " + m.name
+				}
+				series = append(series, SeriesData{Name: named(l, m.name), Key: key, Values: vals, X: l.x,
+					Color: l.color, Width: l.width, Dashed: m.dashed})
+			}
+		}
+		c := LineChart(title, "seconds from the step's start", ylabel, nil, series)
+		c.Label = label + ": " + title + " over time"
+		c.Kind, c.Step, c.Metric = "time", b.Step, id
+		if b.Run != nil {
+			c.Run = b.Run.Name
+		}
+		return c
+	}
+	tps := metric{name: "tps", value: func(r results.Interval) float64 { return r.TPS }}
+	p99 := metric{name: "p99", value: func(r results.Interval) float64 { return r.P99 }}
+	p95 := metric{name: "p95", dashed: true, value: func(r results.Interval) float64 { return r.P95 }}
+	qps := metric{name: "qps", value: func(r results.Interval) float64 { return r.QPS }}
+	errs := metric{name: "errors/s", value: func(r results.Interval) float64 { return r.ErrorsPerS }}
+	reconnects := metric{name: "reconnects/s", dashed: true, value: func(r results.Interval) float64 { return r.ReconnectsPerS }}
+	v := &stepView{Title: label}
+	v.Charts = append(v.Charts,
+		chart("tps", "throughput", "transactions per second", tps),
+		chart("latency", "latency", "latency (ms)", p99, p95))
+	if anyRow(lines, func(r results.Interval) bool { return r.QPS != r.TPS }) {
+		v.Charts = append(v.Charts, chart("qps", "queries", "queries per second", qps))
+	}
+	// Errors and reconnects, those of the two there are.
+	var failures []metric
+	titles := []string{}
+	if anyRow(lines, func(r results.Interval) bool { return r.ErrorsPerS != 0 }) {
+		failures, titles = append(failures, errs), append(titles, "errors")
+	}
+	if anyRow(lines, func(r results.Interval) bool { return r.ReconnectsPerS != 0 }) {
+		failures, titles = append(failures, reconnects), append(titles, "reconnects")
+	}
+	if len(failures) > 0 {
+		v.Charts = append(v.Charts, chart("errors", strings.Join(titles, " and "), "per second", failures...))
+	}
+	return v
+}
+
+// anyRow says whether a row of any line satisfies f.
+func anyRow(lines []stepLine, f func(results.Interval) bool) bool {
+	for _, l := range lines {
+		for _, r := range l.rows {
+			if f(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// partOffset is how many seconds after the merged step b started its
+// part p did: a part's intervals count from its own start, the merged
+// step's from the earliest part's. An unknown start counts as 0.
+func partOffset(b, p *Benchmark) float64 {
+	if p.Summary.Started.IsZero() || b.Summary.Started.IsZero() {
+		return 0
+	}
+	return math.Max(0, p.Summary.Started.Sub(b.Summary.Started).Seconds())
+}
+
+// stepLabel names a benchmark step for the page: "step 4: tpcc, 1 thread,
+// case=tpcc, round 2", with the run's name when the page has several.
+func stepLabel(b *Benchmark, runs int) string {
+	var parts []string
+	if runs > 1 && b.Run != nil {
+		parts = append(parts, b.Run.Name)
+	}
+	head := b.Workload()
+	if b.Step != "" {
+		head = "step " + b.Step + ": " + head
+	}
+	parts = append(parts, head)
+	threads := fmt.Sprintf("%d threads", b.Threads())
+	if b.Threads() == 1 {
+		threads = "1 thread"
+	}
+	parts = append(parts, threads)
+	if tags := keyOf(b, nil).Tags; tags != "" {
+		parts = append(parts, tags)
+	}
+	if r := b.Summary.Tags[RoundTag]; r != "" {
+		parts = append(parts, "round "+r)
+	}
+	if len(parts) > 1 && runs > 1 {
+		return parts[0] + " " + strings.Join(parts[1:], ", ")
+	}
+	return strings.Join(parts, ", ")
+}
