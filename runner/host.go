@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -76,6 +77,13 @@ type RunInfo interface {
 	// "" in a dry run; Relative shows a path in it relative to it.
 	ResultsDir() (string, error)
 	Relative(path string) string
+	// ReadPlanFile reads a data file the plan names (a CSV of a report's
+	// published figures, say): path is relative to the file whose code
+	// calls the builtin, as load() is, or an @stdlib// name. The file is
+	// recorded with the plan's sources (sha256, a copy in the results
+	// folder), and a rerun or a resumed run reads that copy, so the run
+	// repeats with the same bytes. It returns the file's name as recorded.
+	ReadPlanFile(path string) (data []byte, name string, err error)
 }
 
 // HostOf returns the host of the run a builtin was called in.
@@ -300,6 +308,32 @@ func (h *host) Relative(path string) string {
 		return rel
 	}
 	return path
+}
+
+func (h *host) ReadPlanFile(p string) ([]byte, string, error) {
+	r := h.r
+	if r == nil {
+		data, err := os.ReadFile(p)
+		return data, p, err
+	}
+	from := ""
+	if h.thread != nil && h.thread.CallStackDepth() > 1 {
+		from = h.thread.CallFrame(1).Pos.Filename()
+	}
+	name, err := r.loader.resolve(from, p)
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := r.loader.readSource(name)
+	if err != nil {
+		return nil, name, err
+	}
+	for _, src := range r.loader.sources {
+		if src.Name == name {
+			return data, name, nil // recorded already
+		}
+	}
+	return data, name, r.loader.record(name, data)
 }
 
 func (h *host) ResultsDir() (string, error) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -34,7 +35,7 @@ var Doc = runner.ModuleDoc{
 	Summary: "Reports of the run's benchmark steps so far, written into its results folder. Every run also gets " +
 		"report.md and report.html at the end without asking.",
 	Funcs: []runner.FuncDoc{
-		{Name: "report.table", Signature: "report.table(rows=[], columns=[], metrics=[\"tps\"], split=[], baseline=None, mean=False, per_server=False, include=[], name=\"table\")",
+		{Name: "report.table", Signature: "report.table(rows=[], columns=[], metrics=[\"tps\"], split=[], baseline=None, mean=False, per_server=False, include=[], published=[], name=\"table\")",
 			Doc: "A report-shaped table of the run's benchmark steps so far and of the results folders in include (e.g. a report's " +
 				"published figures, made by starbench import): a table per value of the split tags, a row per value of the rows tags " +
 				"and per value of the columns tags a cell of the metrics (tps, qps, min, avg, p95, p99, max, tpmc). A tag is a tag of " +
@@ -53,6 +54,11 @@ var Doc = runner.ModuleDoc{
 				"exit 2 at the call. Seed 004's table: report.table(rows=[\"round\"], columns=[\"case\"], metrics=[\"tps\", " +
 				"\"avg\"], mean=True); seed 003's beside its published figures: report.table(split=[\"workload\"], rows=[\"threads\"], " +
 				"columns=[\"version\", \"source\"], metrics=[\"qps\", \"p95\"], baseline=\"v5.1.1\", mean=True, include=[p.published]). " +
+				"published names files of a report's figures shipped beside the plan (a CSV, or a peer's raw output: what " +
+				"starbench import reads), relative to the plan file as load() is: they are read when the call is made (check finds a " +
+				"missing or bad one), recorded with the plan's sources (sha256, a copy; a rerun reads the copy), tagged source " +
+				"\"published\" beside the run's steps (source \"rerun\"; columns gain source), and kept in the run's folder as " +
+				"NAME-published/, a results folder report and compare read. " +
 				"Without rows, columns, metrics, split or the others: the run's whole report (tables per workload, charts) as NAME.md " +
 				"and NAME.html, NAME \"results\" by default, returning the Markdown text."},
 		{Name: "report.compare", Signature: "report.compare(by, baseline=None, metric=\"tps\", fail_if=[], name=\"compare\")",
@@ -90,7 +96,7 @@ func write(thread *starlark.Thread, dir, name string, files map[string][]byte) e
 // included folders' as NAME.md, NAME.csv and NAME.html, printed, its
 // cells returned.
 func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var rows, columns, metrics, split, include starlark.Value
+	var rows, columns, metrics, split, include, published starlark.Value
 	var baseline string
 	var mean, perServer bool
 	name := ""
@@ -98,11 +104,11 @@ func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 		return nil, fmt.Errorf("%s: takes keyword arguments only (rows=, columns=, metrics=, ..., name=)", b.Name())
 	}
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "rows?", &rows, "columns?", &columns, "metrics?", &metrics, "split?", &split,
-		"baseline?", &baseline, "mean?", &mean, "per_server?", &perServer, "include?", &include, "name?", &name); err != nil {
+		"baseline?", &baseline, "mean?", &mean, "per_server?", &perServer, "include?", &include, "published?", &published, "name?", &name); err != nil {
 		return nil, err
 	}
 	pivoting := baseline != "" || mean || perServer
-	for _, v := range []starlark.Value{rows, columns, metrics, split, include} {
+	for _, v := range []starlark.Value{rows, columns, metrics, split, include, published} {
 		pivoting = pivoting || (v != nil && v != starlark.None)
 	}
 	if name == "" {
@@ -118,13 +124,14 @@ func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 		return fullReport(thread, b, name)
 	}
 	var p report.Pivot
-	var metricNames, includes []string
+	var metricNames, includes, publishedFiles []string
 	var err error
 	for _, arg := range []struct {
 		name string
 		v    starlark.Value
 		dst  *[]string
-	}{{"rows", rows, &p.Rows}, {"columns", columns, &p.Columns}, {"split", split, &p.Split}, {"metrics", metrics, &metricNames}, {"include", include, &includes}} {
+	}{{"rows", rows, &p.Rows}, {"columns", columns, &p.Columns}, {"split", split, &p.Split}, {"metrics", metrics, &metricNames},
+		{"include", include, &includes}, {"published", published, &publishedFiles}} {
 		if *arg.dst, err = stringList(arg.v); err != nil {
 			return nil, runner.BadPlanInput(thread, "%s: %s: %v", b.Name(), arg.name, err)
 		}
@@ -140,15 +147,24 @@ func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 		p.Metrics = append(p.Metrics, metric)
 	}
 	p.Baseline, p.Mean, p.PerServer = baseline, mean, perServer
+	// The report's figures: read now (recorded with the plan's sources, so
+	// a rerun reads the same), so that check finds a missing or bad file.
+	pub, err := readPublished(thread, publishedFiles)
+	if err != nil {
+		return nil, runner.BadPlanInput(thread, "%s: published: %v", b.Name(), err)
+	}
+	if pub != nil && !slices.Contains(p.Columns, sourceTag) {
+		p.Columns = append(p.Columns, sourceTag)
+	}
 	if err := p.Check(); err != nil {
 		return nil, runner.BadPlanInput(thread, "%s: %v", b.Name(), err)
 	}
 	info := runner.StepInfo{Builtin: "report.table", Text: fmt.Sprintf("write %s.md, %s.csv, %s.html: %s", name, name, name, describe(p)),
 		Args: map[string]any{"rows": p.Rows, "columns": p.Columns, "metrics": metricNames, "split": p.Split, "baseline": baseline,
-			"mean": mean, "per_server": perServer, "include": includes, "name": name}}
+			"mean": mean, "per_server": perServer, "include": includes, "published": pub.names(), "name": name}}
 	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			return pivotTable(thread, b, p, includes, name)
+			return pivotTable(thread, b, p, includes, pub, name)
 		},
 		Placeholder: func(*runner.Step) starlark.Value { return starlark.NewList(nil) },
 	})
@@ -206,12 +222,32 @@ func stringList(v starlark.Value) ([]string, error) {
 // and writes NAME.md, NAME.csv and NAME.html. Bad input (an include that
 // is not a results folder, a tag no step has, a baseline no column has)
 // is the plan's, at the call.
-func pivotTable(thread *starlark.Thread, b *starlark.Builtin, p report.Pivot, includes []string, name string) (runner.Outcome, error) {
+func pivotTable(thread *starlark.Thread, b *starlark.Builtin, p report.Pivot, includes []string, pub *publishedFigures, name string) (runner.Outcome, error) {
 	r, dir, err := load(thread)
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	runs := []*report.Run{r}
+	if pub != nil {
+		// The run's own steps are the rerun beside the report's figures.
+		for _, bm := range report.Benchmarks(runs) {
+			if _, ok := bm.Summary.Tags[sourceTag]; !ok {
+				if bm.Summary.Tags == nil {
+					bm.Summary.Tags = map[string]string{}
+				}
+				bm.Summary.Tags[sourceTag] = sourceRerun
+			}
+		}
+		pubDir := filepath.Join(dir, name+"-published")
+		if err := pub.write(pubDir, r.Manifest.Tool, runner.HostOf(thread).Run().Redact); err != nil {
+			return runner.Outcome{}, fmt.Errorf("%s: published: %w", b.Name(), err)
+		}
+		pr, err := report.Load(pubDir)
+		if err != nil {
+			return runner.Outcome{}, fmt.Errorf("%s: published: %w", b.Name(), err)
+		}
+		runs = append(runs, pr)
+	}
 	for _, inc := range includes {
 		ir, err := report.Load(inc)
 		if err != nil {

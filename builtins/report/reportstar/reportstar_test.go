@@ -121,3 +121,49 @@ func TestTableBesidePublishedFigures(t *testing.T) {
 		t.Errorf("a tag no step has: %T %v", bad.Err, bad.Err)
 	}
 }
+
+// report.table(published = FILE) reads a CSV of a report's figures beside
+// the plan, recorded with its sources (sha256, a copy), shows it as the
+// contender "published" beside the run's steps ("rerun"), and keeps it as
+// a results folder of its own in the run's; a missing file stops the run
+// at the call, in a dry run too.
+func TestTablePublishedBesideThePlan(t *testing.T) {
+	const plan = "../../../testdata/report/plans/published_csv.star"
+	r := plantest.Evaluate(t, plan, "embedded", modules, runner.Options{})
+	if r.Err != nil {
+		t.Fatalf("%s\noutput:\n%s", plantest.Backtrace(r.Err), r.Stdout)
+	}
+	if !strings.Contains(r.Stdout, "tps, avg by threads per source") || !strings.Contains(r.Stdout, "published tps") || !strings.Contains(r.Stdout, "rerun tps") {
+		t.Errorf("the printed table:\n%s", r.Stdout)
+	}
+	m, err := results.ReadManifest(r.Res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded *results.SourceFile
+	for _, s := range m.Sources {
+		if strings.HasSuffix(s.Name, "published_csv.csv") {
+			recorded = s
+		}
+	}
+	if recorded == nil || len(recorded.SHA256) != 64 {
+		t.Fatalf("the CSV is not among the run's sources: %+v", m.Sources)
+	}
+	if data, err := os.ReadFile(filepath.Join(r.Res.Dir, filepath.FromSlash(recorded.Stored))); err != nil || !strings.Contains(string(data), "1500") {
+		t.Errorf("the CSV's copy %s: %v", recorded.Stored, err)
+	}
+	pm, err := results.ReadManifest(filepath.Join(r.Res.Dir, "seed-published"))
+	if err != nil || !pm.Imported {
+		t.Errorf("seed-published/ is not an imported results folder: %v %+v", err, pm)
+	}
+
+	missing := runner.Options{Params: []string{"published=nowhere.csv"}}
+	for _, dry := range []bool{false, true} {
+		missing.DryRun = dry
+		bad := plantest.Evaluate(t, plan, "embedded", modules, missing)
+		var usage *runner.UsageError
+		if !errors.As(bad.Err, &usage) || !strings.Contains(usage.Msg, "published_csv.star:19:") || !strings.Contains(usage.Msg, "nowhere.csv") {
+			t.Errorf("dry run %v, a missing file: %v", dry, bad.Err)
+		}
+	}
+}
