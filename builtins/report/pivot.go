@@ -153,6 +153,21 @@ func (b *Benchmark) ranParts() []*Benchmark {
 	return out
 }
 
+// LoadsTag marks figures a report printed per load of N run at once (seed
+// 000: "one sysbench per TiDB server, the total is threads × N, tps × N"):
+// an imported step tagged loads=N is one load's threads and figures, and
+// pairs with a merged step of N parts ("150 ×N").
+const LoadsTag = "loads"
+
+// perLoad is N of a step tagged loads=N, 0 for any other.
+func (b *Benchmark) perLoad() int {
+	n, err := strconv.Atoi(b.Summary.Tags[LoadsTag])
+	if err != nil || n < 1 || len(b.Parts) > 0 {
+		return 0
+	}
+	return n
+}
+
 // ThreadsLabel is a step's threads as a pivot shows them: "150" for one
 // load, "150 ×2" for a merged step of two parts of 150 threads each
 // ("100+200" when its parts' threads differ), "" when unknown: an
@@ -161,6 +176,9 @@ func (b *Benchmark) ranParts() []*Benchmark {
 func (b *Benchmark) ThreadsLabel() string {
 	if !b.Summary.Known(results.FigureThreads) {
 		return ""
+	}
+	if n := b.perLoad(); n > 1 {
+		return fmt.Sprintf("%d ×%d", b.Threads(), n)
 	}
 	if parts := b.ranParts(); len(parts) > 0 {
 		same := true
@@ -673,13 +691,18 @@ func (p Pivot) columnLabel(key []string) string {
 }
 
 // valueOf is a step's figure as the pivot shows it: a merged step's rates
-// divided by its parts with PerServer.
+// divided by its parts with PerServer; a step of one load's figures
+// (loads=N) multiplied by N without it.
 func (p Pivot) valueOf(b *Benchmark, m Metric) (float64, bool) {
 	v, ok := b.Figure(m)
-	if ok && p.PerServer && m.HigherIsBetter() {
-		if n := len(b.ranParts()); n > 0 {
-			v /= float64(n)
-		}
+	if !ok || !m.HigherIsBetter() {
+		return v, ok
+	}
+	if n := len(b.ranParts()); p.PerServer && n > 0 {
+		v /= float64(n)
+	}
+	if n := b.perLoad(); !p.PerServer && n > 1 {
+		v *= float64(n)
 	}
 	return v, ok
 }

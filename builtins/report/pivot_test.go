@@ -676,3 +676,33 @@ func TestFormatNumbers(t *testing.T) {
 		}
 	}
 }
+
+// A report's figures per load of N run at once (seed 000: "one sysbench
+// per TiDB server, the total is threads × N, tps × N"), imported with a
+// loads=N tag, pair with a merged step of N parts: the same "150 ×2"
+// row, as printed with per_server and multiplied by N without it.
+func TestPivotPublishedPerLoadPairsWithTogether(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	writeManifest(t, run, "seed000.star", false)
+	tags := map[string]string{"source": "rerun"}
+	writeTogether(t, results.StepDir(run, "1", "two"), []load{
+		{workload: "oltp_point_select", threads: 150, tps: 600, qps: 600, lo: 1, hi: 2},
+		{workload: "oltp_point_select", threads: 150, tps: 700, qps: 700, lo: 1, hi: 2}}, tags)
+	pub := filepath.Join(t.TempDir(), "pub")
+	writeImported(t, pub, []published{{workload: "oltp_point_select", threads: 150,
+		tags: map[string]string{"source": "published", "loads": "2"}, figures: []figure{{results.FigureTPS, 1000}}}})
+	bs := append(loadRun(t, run).Benchmarks, loadRun(t, pub).Benchmarks...)
+	for _, perServer := range []bool{true, false} {
+		r, err := Pivot{Rows: []string{"threads"}, Columns: []string{"source"}, Metrics: []Metric{MetricTPS}, PerServer: perServer}.Build(bs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Tables[0].Rows) != 1 {
+			t.Fatalf("per server %v: %d rows, want the published figure on the together step's row", perServer, len(r.Tables[0].Rows))
+		}
+		want := map[bool]float64{true: 1000, false: 2000}[perServer]
+		if c := cellOf(t, r.Tables[0], "150 ×2", "published tps"); !near(c.Value, want) {
+			t.Errorf("per server %v: published %v, want %v", perServer, c.Value, want)
+		}
+	}
+}
