@@ -27,7 +27,11 @@ func TestSeed001PlanRunsAgainstThreeServers(t *testing.T) {
 		"--target", "tidb1=sandbox:mariadb", "--target", "tidb2=sandbox:mariadb", "--target", "tidb3=sandbox:mariadb",
 		"-p", "shared_storage=false", "-p", "tidb=false", "-p", "tables=2", "-p", "table_size=500", "-p", "threads=2", "-p", "time=2s",
 		"-p", "warmup=1s", "-p", "report_interval=1s", "-p", "workloads=oltp_point_select,oltp_write_only")
-	expect(t, r, 0, "3 sysbench loads at once (2 threads each)", "oltp_point_select  6", "oltp_write_only    6")
+	// It ends in the report's table: per workload, QPS and MIN, AVG and 99TH latency.
+	expect(t, r, 0, "qps, min, avg, p99 by workload\nworkload                 qps  min ms  avg ms  p99 ms", "\noltp_point_select  ", "\noltp_write_only    ")
+	if _, err := os.Stat(filepath.Join(out, "seed001.md")); err != nil {
+		t.Errorf("the table is not in the results folder: %v", err)
+	}
 	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-oltp_*"))
 	if len(steps) != 2 {
 		t.Fatalf("step folders: %v", steps)
@@ -95,7 +99,7 @@ func TestSeed002PlanDryRun(t *testing.T) {
 		"starbench tpcc --layout benchmarksql -D tpcc --warehouses 5000 -T 32 prepare",
 		"ANALYZE TABLE bmsql_item, bmsql_warehouse, bmsql_district, bmsql_customer, bmsql_history, bmsql_new_order, bmsql_oorder, bmsql_order_line, bmsql_stock, bmsql_config (database tpcc)",
 		"starbench tpcc --layout benchmarksql -D tpcc --warehouses 5000 -T 100 --time 30m0s --interval 10s run",
-		"tiup cluster destroy tpcc-v5-0-0 --yes", "compare tpmc by version")
+		"tiup cluster destroy tpcc-v5-0-0 --yes", "write seed002.md, seed002.csv, seed002.html: tpmc by threads per version, source")
 	for text, want := range map[string]int{"tpcc.run ": 4, "tpcc.prepare ": 2, "SET GLOBAL tidb_hashagg_final_concurrency = 1": 2,
 		"SET GLOBAL tidb_enable_async_commit = 1": 1, "... 3 more statements": 1, "haproxy -f": 0} {
 		if n := strings.Count(r.stdout, text); n != want {
@@ -117,7 +121,7 @@ func TestSeed004PlanDryRun(t *testing.T) {
 		"SPLIT TABLE `sbtest1` BETWEEN (1000000000000000000) AND (9223372036854775807) REGIONS 10",
 		"sysbench oltp_legacy/insert --mysql-db=sbtest_rand --oltp_test_mode=complex --report_interval=5 --table_size=10000 --tables=8 --threads=50 --time=600 run",
 		"sysbench oltp_legacy/insert --mysql-db=sbtest_split --oltp_test_mode=complex --report_interval=5 --table_size=10000 --tables=8 --threads=50 --time=600 run",
-		"compare tps by case")
+		"write seed004.md, seed004.csv, seed004.html: tps, avg by round per case, source")
 	for text, want := range map[string]int{"sysbench.run ": 15, "sysbench oltp_legacy/bulk_insert": 0, "SPLIT TABLE ": 8, "DROP TABLE IF EXISTS sbtest_rand.": 8, "TIKV_REGION_STATUS": 3} {
 		if n := strings.Count(r.stdout, text); n != want {
 			t.Errorf("%q listed %d times, want %d", text, n, want)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/internal/importer"
+	"github.com/starbench/starbench/internal/results"
 )
 
 func parse(t *testing.T, name string, data []byte, opts importer.Options) ([]importer.Step, importer.Format) {
@@ -250,4 +251,19 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A report's headline change (seed 002's "+36 % tpmC") belongs to no
+// thread level: a CSV row that gives only change_<metric> figures needs no
+// threads (they stay unknown); a row with any other figure still does.
+func TestImportCSVHeadlineChange(t *testing.T) {
+	steps, _ := parse(t, "headline.csv", []byte("workload,version,change_tpmc\ntpcc,v5.0.0,+36\n"), importer.Options{})
+	s := steps[0].Summary
+	if len(steps) != 1 || s.Metrics["change_tpmc"] != 36 || s.Threads != 0 || s.Known(results.FigureThreads) {
+		t.Errorf("headline: %+v", s)
+	}
+	_, _, err := importer.Parse(importer.Source{Name: "mixed.csv", Data: []byte("workload,version,change_tpmc,tpmc\ntpcc,v5.0.0,36,1000\n")}, importer.Options{})
+	if err == nil || !strings.Contains(err.Error(), "mixed.csv:2: the file does not say how many threads ran") {
+		t.Errorf("a row with a tpmC and no threads: %v", err)
+	}
 }

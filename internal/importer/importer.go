@@ -259,7 +259,18 @@ type draft struct {
 	noOutput    bool // a CSV row: no output.txt
 }
 
-func (d *draft) give(figures ...string)   { d.given = appendNew(d.given, figures...) }
+func (d *draft) give(figures ...string) { d.given = appendNew(d.given, figures...) }
+
+// onlyChanges says whether every figure the draft gives is a change
+// (change_<metric>), as a report's headline is.
+func (d *draft) onlyChanges() bool {
+	for _, f := range d.given {
+		if !strings.HasPrefix(f, "change_") {
+			return false
+		}
+	}
+	return len(d.given) > 0
+}
 func (d *draft) derive(figures ...string) { d.derived = appendNew(d.derived, figures...) }
 
 func appendNew(list []string, items ...string) []string {
@@ -297,6 +308,9 @@ func (d *draft) finish(file string, lines []line, opts Options, tags map[string]
 		d.give(results.FigureThreads)
 	case opts.Threads > 0:
 		s.Threads = opts.Threads
+	case d.onlyChanges():
+		// A report's headline change (+36 % tpmC) belongs to no thread
+		// level: its threads stay unknown.
 	default:
 		return fail(d.first, "the file does not say how many threads ran (%s): give --threads N or --tags threads=N", d.threadsHint)
 	}

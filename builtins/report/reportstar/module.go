@@ -149,6 +149,8 @@ func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	p.Baseline, p.Mean, p.PerServer = baseline, mean, perServer
 	// The report's figures: read now (recorded with the plan's sources, so
 	// a rerun reads the same), so that check finds a missing or bad file.
+	// An empty name is none (a plan's -p published= turns them off).
+	publishedFiles = slices.DeleteFunc(publishedFiles, func(f string) bool { return f == "" })
 	pub, err := readPublished(thread, publishedFiles)
 	if err != nil {
 		return nil, runner.BadPlanInput(thread, "%s: published: %v", b.Name(), err)
