@@ -23,17 +23,17 @@ import (
 func TestSeed001PlanRunsAgainstThreeServers(t *testing.T) {
 	sandboxtest.Require(t)
 	out := outDir(t)
-	r := starbench(t, nil, "run", "plans/seed001_tidb305_three_sysbench.star", "-o", out,
-		"--target", "tidb1=sandbox:mariadb", "--target", "tidb2=sandbox:mariadb", "--target", "tidb3=sandbox:mariadb",
-		"-p", "shared_storage=false", "-p", "tidb=false", "-p", "tables=2", "-p", "table_size=500", "-p", "threads=2", "-p", "time=2s",
-		"-p", "warmup=1s", "-p", "report_interval=1s", "-p", "workloads=oltp_point_select,oltp_write_only")
+	// The plan's small scale, as its header gives it: every workload, 5 s each.
+	r := starbench(t, nil, "run", "plans/seed001_tidb305_three_sysbench.star", "-o", out, "-p", "scale=small", "-p", "tidb=false",
+		"-p", "shared_storage=false", "--target", "tidb1=sandbox:mariadb", "--target", "tidb2=sandbox:mariadb", "--target", "tidb3=sandbox:mariadb")
 	// It ends in the report's table: per workload, QPS and MIN, AVG and 99TH latency.
-	expect(t, r, 0, "qps, min, avg, p99 by workload\nworkload                 qps  min ms  avg ms  p99 ms", "\noltp_point_select  ", "\noltp_write_only    ")
+	expect(t, r, 0, "qps, min, avg, p99 by workload\nworkload                     qps  min ms  avg ms  p99 ms", "\noltp_point_select      ",
+		"\nselect_random_points   ", "\noltp_update_non_index  ")
 	if _, err := os.Stat(filepath.Join(out, "seed001.md")); err != nil {
 		t.Errorf("the table is not in the results folder: %v", err)
 	}
-	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-oltp_*"))
-	if len(steps) != 2 {
+	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-*_*"))
+	if len(steps) != 7 {
 		t.Fatalf("step folders: %v", steps)
 	}
 	for _, dir := range steps {
@@ -50,17 +50,17 @@ func TestSeed001PlanRunsAgainstThreeServers(t *testing.T) {
 			}
 			events += s.Events
 			targets[s.Target] = true
-			if s.Threads != 2 || s.Tags["server"] == "" || s.WarmupSeconds != 1 {
+			if s.Threads != 4 || s.Tags["server"] == "" || s.WarmupSeconds != 1 {
 				t.Errorf("%s: threads %d tags %v warmup %v", p.Dir, s.Threads, s.Tags, s.WarmupSeconds)
 			}
 		}
-		if len(merged.Parts) != 3 || len(targets) != 3 || merged.Events != events || events == 0 || merged.Threads != 6 {
+		if len(merged.Parts) != 3 || len(targets) != 3 || merged.Events != events || events == 0 || merged.Threads != 12 {
 			t.Errorf("%s: %d parts on %d servers, merged events %d (parts %d), threads %d", dir, len(merged.Parts), len(targets), merged.Events, events, merged.Threads)
 		}
 	}
-	expect(t, starbench(t, nil, "report", out, "--parts"), 0, "3 oltp_write_only-t2")
+	expect(t, starbench(t, nil, "report", out, "--parts"), 0, "3 oltp_write_only-t4")
 	// The report's step 6: sysbench's parameters kept with the results.
-	if data, err := os.ReadFile(filepath.Join(out, results.SavedDir, "sysbench-options.json")); err != nil || !strings.Contains(string(data), `"table_size": 500`) {
+	if data, err := os.ReadFile(filepath.Join(out, results.SavedDir, "sysbench-options.json")); err != nil || !strings.Contains(string(data), `"table_size": 1000`) {
 		t.Errorf("sysbench-options.json: %v\n%s", err, data)
 	}
 }
