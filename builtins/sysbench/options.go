@@ -59,6 +59,7 @@ type Options struct {
 	RangeSelects       bool
 	AutoInc            bool
 	AutoRandom         bool // TiDB: BIGINT AUTO_RANDOM primary key (starbench extension)
+	AutoRandomIDs      bool // MySQL/MariaDB standing in for AUTO_RANDOM: ids drawn as TiDB's would be (starbench extension)
 	SkipTrx            bool
 	Secondary          bool
 	CreateSecondary    bool
@@ -222,6 +223,15 @@ var Table = []Option{
 		field: func(o *Options) any { return &o.AutoInc }},
 	{Name: "auto_random", Group: "oltp", Help: "TiDB only (starbench extension): make id a BIGINT AUTO_RANDOM primary key instead of AUTO_INCREMENT, to spread inserts over regions",
 		field: func(o *Options) any { return &o.AutoRandom }},
+	{Name: "auto_random_ids", Group: "oltp", Help: "MySQL/MariaDB standing in for a TiDB AUTO_RANDOM table (starbench extension): the inserts " +
+		"(oltp_insert, oltp_legacy/insert) give each row the id TiDB's AUTO_RANDOM would, random shard bits 58-62 above a counter per " +
+		"table that goes on from the table's highest, into tables whose id is a plain BIGINT key",
+		field: func(o *Options) any { return &o.AutoRandomIDs }, check: func(o *Options) error {
+			if o.AutoRandomIDs && o.AutoRandom {
+				return fmt.Errorf("auto_random_ids stands in for auto_random on servers without it: give one of them")
+			}
+			return nil
+		}},
 	{Name: "skip_trx", Group: "oltp", Help: "run every query in autocommit mode instead of explicit transactions", Aliases: []string{"oltp_skip_trx"},
 		field: func(o *Options) any { return &o.SkipTrx }},
 	{Name: "secondary", Group: "oltp", Help: "use a secondary index in place of the PRIMARY KEY", Aliases: []string{"oltp_secondary"},

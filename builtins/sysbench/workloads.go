@@ -222,6 +222,7 @@ func checkSingleTable(s *Script, o *Options) error {
 type Workload struct {
 	Script  *Script
 	Options Options
+	ids     *autoRandomIDs // with auto_random_ids: the run's counters
 }
 
 // NewWorkload validates the options for a script.
@@ -237,7 +238,11 @@ func NewWorkload(script string, o Options) (*Workload, error) {
 	// prepare and cleanup, as sysbench's do (checkSingleTable): their run
 	// uses sbtest1 whatever --tables says, so one --tables serves a whole
 	// report's workloads.
-	return &Workload{Script: s, Options: o}, nil
+	wl := &Workload{Script: s, Options: o}
+	if o.AutoRandomIDs {
+		wl.ids = newAutoRandomIDs(max(o.Tables, 1))
+	}
+	return wl, nil
 }
 
 // StatementGeneration versions how events are generated; it changes when
@@ -254,7 +259,7 @@ func (wl *Workload) NewWorker(id int, seed uint64) (bench.Worker, error) {
 	o := wl.Options
 	rng := NewRand(seed, &o)
 	rng.SetUniqueStripe(id, o.Threads)
-	return &oltpWorker{o: &o, script: wl.Script, id: id, rng: rng}, nil
+	return &oltpWorker{o: &o, script: wl.Script, id: id, rng: rng, ids: wl.ids}, nil
 }
 
 // oltpWorker runs one thread of a script.
@@ -270,6 +275,7 @@ type oltpWorker struct {
 	args   []any
 	argv   [4]any // arguments of the oltp statements, reused (see params)
 	bulk   bulkBuffer
+	ids    *autoRandomIDs // auto_random_ids' counters, shared by the run's workers
 }
 
 // params puts a statement's arguments in the worker's reused array: a
@@ -305,6 +311,11 @@ func (w *oltpWorker) Prepare(ctx context.Context, s bench.Session) error {
 		w.bulk = bulkBuffer{header: fmt.Sprintf("INSERT INTO sbtest%d VALUES", w.id+1)}
 	case PrepareLegacyBulk:
 		w.bulk = bulkBuffer{header: fmt.Sprintf("INSERT INTO sbtest%d VALUES", w.id)}
+	}
+	if w.ids != nil {
+		if err := w.ids.start(ctx, s); err != nil {
+			return err
+		}
 	}
 	if w.script.setup != nil {
 		return w.script.setup(w, ctx, s)
@@ -457,7 +468,10 @@ func (w *oltpWorker) textInsert(ctx context.Context, s bench.Session, table int)
 	c := w.rng.String(CTemplate)
 	pad := w.rng.String(PadTemplate)
 	var id int64
-	if !w.o.AutoInc {
+	switch {
+	case w.ids != nil:
+		id = w.ids.id(table, w.rng)
+	case !w.o.AutoInc:
 		id = int64(w.rng.Unique())
 		if w.script.Prepare != PrepareLegacy {
 			id -= 2147483648
