@@ -81,6 +81,9 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if st != nil {
 		return h.answer(ss, st, callback)
 	}
+	if query, err = withoutAutoRandom(query); err != nil {
+		return err
+	}
 	if err := h.before(ss, query); err != nil {
 		return err
 	}

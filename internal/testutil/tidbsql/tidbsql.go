@@ -45,6 +45,10 @@
 //   - SET [GLOBAL|SESSION] tidb_x = v (TiDB's own variables, which the engine
 //     does not know) is accepted and recorded without validation; reading
 //     them back (SELECT @@tidb_x, SHOW VARIABLES) is not modelled.
+//   - CREATE TABLE with a column's AUTO_RANDOM[(S[, R])] attribute (docs:
+//     auto-random): taken on a BIGINT primary key and refused otherwise
+//     with TiDB's error 8216; the engine gets a plain BIGINT key, and the
+//     stand-in allocates no ids (autorandom.go).
 //   - VERSION() is 5.7.25-TiDB-v5.2.0 and tidb_version() has TiDB's layout
 //     (Release Version, Edition, Git Commit Hash ...; the build fields say None,
 //     as in a TiDB built without release flags).

@@ -749,3 +749,38 @@ func TestConcurrentWritesAreKept(t *testing.T) {
 		}
 	}
 }
+
+// AUTO_RANDOM DDL, as seed 004 creates its tables: taken on a BIGINT
+// primary key (the table then holds rows and splits into regions like any
+// other), refused with TiDB's error 8216 on another type or a column that
+// is not the key.
+func TestAutoRandomDDL(t *testing.T) {
+	s := Start(t, Options{Databases: []string{"sbtest_rand"}})
+	db := connect(t, s, "sbtest_rand")
+	if _, err := db.Exec("CREATE TABLE sbtest1 (id bigint NOT NULL auto_random,k int(10) NOT NULL DEFAULT '0',c char(120) NOT NULL DEFAULT ''," +
+		"pad char(60) NOT NULL DEFAULT '',PRIMARY KEY (id),KEY k_1 (k)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin"); err != nil {
+		t.Fatalf("the report's DDL: %v", err)
+	}
+	if _, err := db.Exec("CREATE TABLE sbtest2 (id BIGINT AUTO_RANDOM(6) PRIMARY KEY, k INT)"); err != nil {
+		t.Fatalf("AUTO_RANDOM(6) inline: %v", err)
+	}
+	if _, err := db.Exec("INSERT INTO sbtest1 (id, k) VALUES ((1 << 58) | 1, 5)"); err != nil {
+		t.Fatal(err)
+	}
+	if got := query(t, db, "SELECT COUNT(*) FROM sbtest1").rows[0][0]; got != "1" {
+		t.Errorf("rows: %s", got)
+	}
+	got := query(t, db, "SPLIT TABLE sbtest1 BETWEEN (1000000000000000000) AND (9223372036854775807) REGIONS 10")
+	if len(got.rows) != 1 || got.rows[0][0] != "10" { // the record prefix (the table has an index) and 9 inner keys
+		t.Errorf("split: %v", got.rows)
+	}
+	for _, c := range []struct{ ddl, want string }{
+		{"CREATE TABLE bad1 (id INT NOT NULL AUTO_RANDOM, PRIMARY KEY (id))", "auto_random option must be defined on `bigint` column, but not on `int` column"},
+		{"CREATE TABLE bad2 (id BIGINT NOT NULL AUTO_RANDOM, k INT, PRIMARY KEY (k))", "auto_random is only supported on the tables with clustered primary key"},
+	} {
+		var me *mysql.MySQLError
+		if _, err := db.Exec(c.ddl); !errors.As(err, &me) || me.Number != 8216 || !strings.Contains(me.Message, c.want) {
+			t.Errorf("%s: %v, want error 8216 %q", c.ddl, err, c.want)
+		}
+	}
+}
