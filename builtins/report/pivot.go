@@ -49,6 +49,9 @@ type Pivot struct {
 	// merged step's; its threads read "150 ×2" either way, so it never
 	// pairs with a one-server step of the same total.
 	PerServer bool
+	// Note is said with the tables, before what their marks mean: what a
+	// reader must know to read them (a target that stood in for another).
+	Note string
 }
 
 // Pseudo-tags a Pivot accepts besides the steps' tags.

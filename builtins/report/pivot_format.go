@@ -120,6 +120,9 @@ func (r *PivotResult) Legend() string {
 		}
 	}
 	var parts []string
+	if r.Pivot.Note != "" {
+		parts = append(parts, r.Pivot.Note)
+	}
 	if changes {
 		s := "Changes are (x - base) / base"
 		if r.Pivot.Mean {

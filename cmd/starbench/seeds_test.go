@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/internal/testutil/tidbsql"
 	"github.com/starbench/starbench/internal/testutil/tiupstub"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
@@ -244,5 +247,48 @@ func TestCheckVerboseShowsWholeSteps(t *testing.T) {
 	expect(t, r, 0, "... 3 more statements", "(abridged: --verbose shows every statement of a batch")
 	if strings.Contains(r.stdout, "| SET GLOBAL") {
 		t.Errorf("check without --verbose shows the whole batch:\n%s", r.stdout)
+	}
+}
+
+// Seed 004 end to end at its small scale, as its header says to run it on
+// MariaDB: the inserts (five rounds of the three cases) against a private
+// MariaDB, cases 2 and 3 with the ids TiDB's AUTO_RANDOM would give; the
+// TiDB-only steps (the report's AUTO_RANDOM DDL, SPLIT TABLE, the region
+// query) against the TiDB SQL stand-in; the end is the report's table, the
+// published figures beside the rerun, and a note of what stood in.
+func TestSeed004PlanRunsAtSmallScale(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	stand := tidbsql.Start(t, tidbsql.Options{})
+	out := outDir(t)
+	r := starbench(t, nil, "run", "plans/seed004_tidb_insert_hotspot.star", "-o", out, "-p", "scale=small", "-p", "tidb=false",
+		"-p", "tidb_target=tidb", "--target", m.Config().FormatDSN(), "--target", "tidb="+stand.DSN("test"))
+	expect(t, r, 0, "tps, avg by round per case, source\nround", "mean  ", "incr published tps", "split rerun avg ms",
+		"Not TiDB: cases rand and split inserted into plain BIGINT keys the ids TiDB's AUTO_RANDOM would give (auto_random_ids); the AUTO_RANDOM DDL, SPLIT TABLE and the region query went to target tidb.",
+		"sbtest_split.sbtest1 regions by store: [{")
+	if n := strings.Count(r.stdout, "regions by store"); n != 3 {
+		t.Errorf("%d region queries, want one per case", n)
+	}
+	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-oltp_legacy*"))
+	if len(steps) != 15 {
+		t.Errorf("%d runs, want 5 rounds x 3 cases", len(steps))
+	}
+	// What MariaDB received: AUTO_RANDOM-shaped ids in the random-key tables,
+	// increasing ones in the auto-increment tables.
+	admin, err := sql.Open("mysql", m.Config().FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	for db, manyShards := range map[string]bool{"sbtest_incr": false, "sbtest_rand": true, "sbtest_split": true} {
+		var rows, shards int
+		if err := admin.QueryRow("SELECT COUNT(*), COUNT(DISTINCT id >> 58) FROM "+db+".sbtest1").Scan(&rows, &shards); err != nil {
+			t.Fatal(err)
+		}
+		if rows == 0 || (shards > 1) != manyShards {
+			t.Errorf("%s.sbtest1: %d rows, %d shard values", db, rows, shards)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "seed004-published", results.ManifestFile)); err != nil {
+		t.Errorf("the published figures are not kept with the run: %v", err)
 	}
 }

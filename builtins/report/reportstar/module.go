@@ -35,7 +35,7 @@ var Doc = runner.ModuleDoc{
 	Summary: "Reports of the run's benchmark steps so far, written into its results folder. Every run also gets " +
 		"report.md and report.html at the end without asking.",
 	Funcs: []runner.FuncDoc{
-		{Name: "report.table", Signature: "report.table(rows=[], columns=[], metrics=[\"tps\"], split=[], baseline=None, mean=False, per_server=False, include=[], published=[], name=\"table\")",
+		{Name: "report.table", Signature: "report.table(rows=[], columns=[], metrics=[\"tps\"], split=[], baseline=None, mean=False, per_server=False, include=[], published=[], note=\"\", name=\"table\")",
 			Doc: "A report-shaped table of the run's benchmark steps so far and of the results folders in include (e.g. a report's " +
 				"published figures, made by starbench import): a table per value of the split tags, a row per value of the rows tags " +
 				"and per value of the columns tags a cell of the metrics (tps, qps, min, avg, p95, p99, max, tpmc). A tag is a tag of " +
@@ -58,7 +58,8 @@ var Doc = runner.ModuleDoc{
 				"starbench import reads), relative to the plan file as load() is: they are read when the call is made (check finds a " +
 				"missing or bad one), recorded with the plan's sources (sha256, a copy; a rerun reads the copy), tagged source " +
 				"\"published\" beside the run's steps (source \"rerun\"; columns gain source), and kept in the run's folder as " +
-				"NAME-published/, a results folder report and compare read. " +
+				"NAME-published/, a results folder report and compare read. note is said under the tables, before what their marks " +
+				"mean (e.g. which target stood in for which). " +
 				"Without rows, columns, metrics, split or the others: the run's whole report (tables per workload, charts) as NAME.md " +
 				"and NAME.html, NAME \"results\" by default, returning the Markdown text."},
 		{Name: "report.compare", Signature: "report.compare(by, baseline=None, metric=\"tps\", fail_if=[], name=\"compare\")",
@@ -97,17 +98,17 @@ func write(thread *starlark.Thread, dir, name string, files map[string][]byte) e
 // cells returned.
 func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var rows, columns, metrics, split, include, published starlark.Value
-	var baseline string
+	var baseline, note string
 	var mean, perServer bool
 	name := ""
 	if len(args) > 0 {
 		return nil, fmt.Errorf("%s: takes keyword arguments only (rows=, columns=, metrics=, ..., name=)", b.Name())
 	}
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "rows?", &rows, "columns?", &columns, "metrics?", &metrics, "split?", &split,
-		"baseline?", &baseline, "mean?", &mean, "per_server?", &perServer, "include?", &include, "published?", &published, "name?", &name); err != nil {
+		"baseline?", &baseline, "mean?", &mean, "per_server?", &perServer, "include?", &include, "published?", &published, "note?", &note, "name?", &name); err != nil {
 		return nil, err
 	}
-	pivoting := baseline != "" || mean || perServer
+	pivoting := baseline != "" || mean || perServer || note != ""
 	for _, v := range []starlark.Value{rows, columns, metrics, split, include, published} {
 		pivoting = pivoting || (v != nil && v != starlark.None)
 	}
@@ -146,7 +147,7 @@ func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 		}
 		p.Metrics = append(p.Metrics, metric)
 	}
-	p.Baseline, p.Mean, p.PerServer = baseline, mean, perServer
+	p.Baseline, p.Mean, p.PerServer, p.Note = baseline, mean, perServer, note
 	// The report's figures: read now (recorded with the plan's sources, so
 	// a rerun reads the same), so that check finds a missing or bad file.
 	// An empty name is none (a plan's -p published= turns them off).
@@ -163,7 +164,7 @@ func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	}
 	info := runner.StepInfo{Builtin: "report.table", Text: fmt.Sprintf("write %s.md, %s.csv, %s.html: %s", name, name, name, describe(p)),
 		Args: map[string]any{"rows": p.Rows, "columns": p.Columns, "metrics": metricNames, "split": p.Split, "baseline": baseline,
-			"mean": mean, "per_server": perServer, "include": includes, "published": pub.names(), "name": name}}
+			"mean": mean, "per_server": perServer, "include": includes, "published": pub.names(), "note": note, "name": name}}
 	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			return pivotTable(thread, b, p, includes, pub, name)
