@@ -13,22 +13,29 @@ import (
 	"github.com/starbench/starbench/internal/testutil/tidbsql"
 )
 
-// On TiDB a table and its copy have different table IDs, which ADMIN
-// CHECKSUM TABLE's CRC folds in: a snapshot must compare what does not
-// depend on them, or every snapshot and restore on TiDB fails (here on
-// the TiDB stand-in, which keeps that documented behaviour).
-func TestSnapshotOnTiDB(t *testing.T) {
+// onStandIn connects to a new TiDB SQL stand-in's database sbtest.
+func onStandIn(t *testing.T) *db.Conn {
+	t.Helper()
 	srv := tidbsql.Start(t, tidbsql.Options{Databases: []string{"sbtest"}})
 	cfg, err := mysql.ParseDSN(srv.DSN("sbtest"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	conn, err := db.Open(ctx, cfg)
+	conn, err := db.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// On TiDB a table and its copy have different table IDs, which ADMIN
+// CHECKSUM TABLE's CRC folds in: a snapshot must compare what does not
+// depend on them, or every snapshot and restore on TiDB fails (here on
+// the TiDB stand-in, which keeps that documented behaviour).
+func TestSnapshotOnTiDB(t *testing.T) {
+	ctx := context.Background()
+	conn := onStandIn(t)
 	for _, q := range []string{
 		"CREATE TABLE sbtest.t1 (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k_1 (k))",
 		"INSERT INTO sbtest.t1 VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, NULL)",
@@ -79,17 +86,8 @@ func toString(v any) string {
 // and bytes) change it, as do rows moved between tables' worth of the
 // same values; an XOR of row hashes kept it.
 func TestTiDBRowDigestSeesEqualRowsChange(t *testing.T) {
-	srv := tidbsql.Start(t, tidbsql.Options{Databases: []string{"sbtest"}})
-	cfg, err := mysql.ParseDSN(srv.DSN("sbtest"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	conn, err := db.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := onStandIn(t)
 	exec := func(q string) {
 		t.Helper()
 		if _, err := conn.Exec(ctx, q); err != nil {
