@@ -39,6 +39,14 @@ type Front struct {
 	Schema string  // the schema holding the TiDB tables on the real server
 	DB     *sql.DB // the real server, to fill the region tables
 	Stores func() ([]Store, error)
+	// Config answers SHOW CONFIG (e.g. Stub.ClusterConfig); nil: no rows.
+	// Version, when set, answers SELECT VERSION() (TiDB's form, e.g.
+	// "5.7.25-TiDB-v5.2.0"). Set them before clients connect. See
+	// front_tidb.go for the TiDB-only statements a Front answers.
+	Config  func() ([]ConfigRow, error)
+	Version string
+
+	globals map[string]string // the TiDB variables clients set
 
 	target string
 	ln     net.Listener
@@ -150,7 +158,9 @@ func (f *Front) accept() {
 type relay struct {
 	f              *Front
 	client, server net.Conn
-	mu             sync.Mutex // writes to the client
+	mu             sync.Mutex // writes to the client, and db
+	db             string     // the client's current database
+	answered       bool       // the client's handshake response went by
 }
 
 func (r *relay) close() {
@@ -168,6 +178,7 @@ func (r *relay) toClient(b []byte) error {
 const (
 	capCompress = 0x00000020
 	capSSL      = 0x00000800
+	comInitDB   = 0x02
 	comQuery    = 0x03
 	comPrepare  = 0x16
 	maxPacket   = 1<<24 - 1
@@ -236,8 +247,26 @@ func (r *relay) fromClient() {
 			}
 			continue
 		}
+		if !r.answered { // the handshake response: the database it names
+			r.answered = true
+			r.setDB(handshakeDB(payload))
+		}
+		if seq == 0 && len(payload) > 1 && payload[0] == comInitDB {
+			r.setDB(string(payload[1:]))
+		}
 		if seq == 0 && len(payload) > 1 && (payload[0] == comQuery || payload[0] == comPrepare) {
 			text := string(payload[1:])
+			rewritten, err := r.rewriteTiDB(text)
+			if err != nil {
+				if r.toClient(errPacket(1, 1105, "HY000", "tiupstub front: "+err.Error())) != nil {
+					return
+				}
+				continue
+			}
+			if rewritten != text {
+				text = rewritten
+				payload = append([]byte{payload[0]}, text...)
+			}
 			if tidbTableName.MatchString(text) {
 				if err := r.f.prepare(text); err != nil {
 					if r.toClient(errPacket(1, 1105, "HY000", "tiupstub front: "+err.Error())) != nil {
