@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -290,5 +291,51 @@ func TestSeed004PlanRunsAtSmallScale(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "seed004-published", results.ManifestFile)); err != nil {
 		t.Errorf("the published figures are not kept with the run: %v", err)
+	}
+}
+
+// Seed 003 end to end at its small scale: two clusters deployed in turn
+// through the tiup stand-in over a private sshd, HAProxy (the real one) in
+// front of their three TiDB servers, TiDB's global variables and
+// configuration, sysbench's tables prepared and ANALYZEd, a backup taken
+// and restored before every level of the four workloads, each cluster
+// destroyed; the end is the report's table, each version's QPS and p95
+// per level beside the published figures, with the per-level and mean
+// changes.
+func TestSeed003PlanRunsAtSmallScale(t *testing.T) {
+	clusters := []string{"sb-v5-1-1", "sb-v5-2-0"}
+	rig := newTiDBRig(t, 3, clusters)
+	other := otherHosts(6)
+	hosts := append(append(append([]string{}, other[:3]...), rig.tidbHosts...), other[3:]...)
+	out := outDir(t)
+	args := append([]string{"run", "plans/seed003_tidb_v520_vs_v511.star", "-o", out, "-p", "scale=small",
+		"-p", "hosts=" + strings.Join(hosts, ","), "-p", "haproxy_bind=127.0.0.1", "-p", fmt.Sprintf("haproxy_port=%d", freePort(t))}, rig.params()...)
+	r := starbench(t, nil, args...)
+	expect(t, r, 0, "workload=oltp_point_select: qps, p95 by threads per version, source",
+		"v5.2.0 rerun qps vs v5.1.1 rerun", "v5.2.0 published qps vs v5.1.1 published", "\n   mean  ", "+11.03 %")
+	for _, name := range clusters {
+		if rig.stub.Deployed(name) {
+			t.Errorf("cluster %s is still deployed", name)
+		}
+	}
+	// The report's global variables reached the TiDB servers (through
+	// HAProxy, whichever it chose); 2 versions x 4 workloads x 2 levels ran.
+	var globals []string
+	for _, f := range rig.fronts {
+		for k, v := range f.Globals() {
+			globals = append(globals, k+"="+v)
+		}
+	}
+	if all := strings.Join(globals, " "); !strings.Contains(all, "tidb_enable_clustered_index=1") || !strings.Contains(all, "tidb_enable_1pc=1") {
+		t.Errorf("the report's global variables did not reach a TiDB server: %v", globals)
+	}
+	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-oltp_*"))
+	if len(steps) != 16 {
+		t.Errorf("%d sysbench runs, want 16", len(steps))
+	}
+	for _, f := range []string{"seed003.md", "seed003.csv", "seed003.html", filepath.Join("seed003-published", results.ManifestFile)} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
 	}
 }
