@@ -339,3 +339,41 @@ func TestSeed003PlanRunsAtSmallScale(t *testing.T) {
 		}
 	}
 }
+
+// Seed 002 end to end at its small scale: two clusters deployed in turn
+// through the tiup stand-in, each version's TiKV parameters and global
+// variables, BenchmarkSQL's tables loaded (1 warehouse) and ANALYZEd,
+// TPC-C at two terminal levels through the three TiDB servers, each
+// cluster destroyed; the end is tpmC per version with the change and its
+// mean, beside the report's only figure, +36 %.
+func TestSeed002PlanRunsAtSmallScale(t *testing.T) {
+	clusters := []string{"tpcc-v4-0-12", "tpcc-v5-0-0"}
+	rig := newTiDBRig(t, 3, clusters)
+	other := otherHosts(6)
+	hosts := append(append(append([]string{}, other[:3]...), rig.tidbHosts...), other[3:]...)
+	out := outDir(t)
+	r := starbench(t, nil, append([]string{"run", "plans/seed002_tidb_tpcc_v50_vs_v40.star", "-o", out, "-p", "scale=small",
+		"-p", "hosts=" + strings.Join(hosts, ",")}, rig.params()...)...)
+	expect(t, r, 0, "tpmc by threads per version, source", "v5.0.0 rerun tpmC vs v4.0.12 rerun", "v5.0.0 published tpmC vs v4.0.12 published",
+		"+36.00 %")
+	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-tpcc*"))
+	var runs int
+	for _, dir := range steps {
+		s, err := results.ReadSummary(dir)
+		if err == nil && s.Metrics["tpmC"] > 0 {
+			runs++
+		}
+	}
+	if runs != 4 {
+		t.Errorf("%d TPC-C runs with a tpmC, want 2 versions x 2 levels (%v)", runs, steps)
+	}
+	var globals []string
+	for _, f := range rig.fronts {
+		for k, v := range f.Globals() {
+			globals = append(globals, k+"="+v)
+		}
+	}
+	if all := strings.Join(globals, " "); !strings.Contains(all, "tidb_enable_async_commit=1") {
+		t.Errorf("v5.0's global variables did not reach a TiDB server: %v", globals)
+	}
+}

@@ -327,7 +327,9 @@ func ReadSummary(dir string) (*Summary, error) {
 	if err := json.Unmarshal(data, s); err != nil {
 		return nil, fmt.Errorf("%w: %s/%s does not parse (truncated?): %v", ErrNotResults, dir, SummaryFile, err)
 	}
-	if s.Workload.Name == "" || s.Threads == 0 {
+	// An imported headline (a report's "+36 %") belongs to no thread level:
+	// its threads are unknown, not missing.
+	if s.Workload.Name == "" || (s.Threads == 0 && (s.Imported == nil || s.Known(FigureThreads))) {
 		return nil, fmt.Errorf("%w: %s/%s names no workload or threads", ErrNotResults, dir, SummaryFile)
 	}
 	return s, nil
