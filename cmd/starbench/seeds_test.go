@@ -377,3 +377,50 @@ func TestSeed002PlanRunsAtSmallScale(t *testing.T) {
 		t.Errorf("v5.0's global variables did not reach a TiDB server: %v", globals)
 	}
 }
+
+// Seed 000 end to end at its small scale: the report's seven set-ups, each
+// a cluster deployed through the tiup stand-in (two TiKV a machine on its
+// two disks, bound to NUMA nodes in the last; a second TiDB on one machine
+// on port 4001), HAProxy (the real one) in front in one set-up, one
+// sysbench per TiDB server run together where there are several; the end
+// is a table per set-up and workload at the per-server level, beside the
+// report's figures.
+func TestSeed000PlanRunsAtSmallScale(t *testing.T) {
+	var clusters []string
+	for _, s := range []string{"4.0.11-1tidb", "5.3.0-1tidb", "5.3.0-1tidb-haproxy", "5.3.0-2tidb-1host", "5.3.0-2tidb-2hosts",
+		"5.3.0-3tidb-3hosts", "5.3.0-3tidb-3hosts-numa-tikv"} {
+		clusters = append(clusters, "numa-"+strings.ReplaceAll(s, ".", "-"))
+	}
+	rig := newTiDBRig(t, 3, clusters)
+	rig.addTiDB(rig.tidbHosts[0], 4001)
+	other := otherHosts(4)
+	out := outDir(t)
+	r := starbench(t, nil, append([]string{"run", "plans/seed000_tidb_numa_topologies.star", "-o", out, "-p", "scale=small",
+		"-p", "pd=" + other[0], "-p", "tidb_hosts=" + strings.Join(rig.tidbHosts, ","), "-p", "tikv_hosts=" + strings.Join(other[1:], ","),
+		"-p", "haproxy_bind=127.0.0.1", "-p", fmt.Sprintf("haproxy_port=%d", freePort(t))}, rig.params()...)...)
+	expect(t, r, 0, "setup=4.0.11-1tidb, workload=oltp_update_non_index: tps, qps, p95 by threads per source",
+		"setup=5.3.0-3tidb-3hosts-numa-tikv, workload=oltp_read_write: tps, qps, p95 by threads per source",
+		"  2 ×2  ", "  2 ×3  ", "150 ×3  ", "Together steps are shown per server")
+	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*"))
+	var single, together int
+	for _, dir := range steps {
+		s, err := results.ReadSummary(dir)
+		if err != nil {
+			continue
+		}
+		if len(s.Parts) > 0 {
+			together++
+		} else {
+			single++
+		}
+	}
+	// 3 set-ups of one TiDB and 4 of several, 4 workloads each.
+	if single != 12 || together != 16 {
+		t.Errorf("%d runs of one sysbench, %d of several at once; want 12 and 16", single, together)
+	}
+	for _, name := range clusters {
+		if rig.stub.Deployed(name) {
+			t.Errorf("cluster %s is still deployed", name)
+		}
+	}
+}

@@ -32,8 +32,9 @@ type tidbRig struct {
 	tidbHosts []string // each with a Front on port 4000
 	fronts    []*tiupstub.Front
 
-	mu    sync.Mutex
-	fresh map[string]bool // clusters whose storage was made new
+	mu         sync.Mutex
+	fresh      map[string]bool // clusters whose storage was made new
+	startFront func(addr string)
 }
 
 // newTiDBRig starts the rig with tidbHosts TiDB servers, for clusters (the
@@ -78,13 +79,23 @@ func newTiDBRig(t *testing.T, tidbHosts int, clusters []string) *tidbRig {
 		}
 		return r.stub.ClusterConfig(name)()
 	}
+	r.startFront = func(addr string) {
+		f := tiupstub.StartFrontAt(t, addr, cfg, stores)
+		f.Config, f.Version = config, "5.7.25-TiDB-v5.2.0"
+		r.fronts = append(r.fronts, f)
+	}
 	for i := 0; i < tidbHosts; i++ {
 		host := freeLoopbackAt(t, 4000, r.tidbHosts)
-		f := tiupstub.StartFrontAt(t, host+":4000", cfg, stores)
-		f.Config, f.Version = config, "5.7.25-TiDB-v5.2.0"
-		r.tidbHosts, r.fronts = append(r.tidbHosts, host), append(r.fronts, f)
+		r.tidbHosts = append(r.tidbHosts, host)
+		r.startFront(host + ":4000")
 	}
 	return r
+}
+
+// addTiDB puts a TiDB server on another port of one of the TiDB hosts (a
+// second TiDB on one machine).
+func (r *tidbRig) addTiDB(host string, port int) {
+	r.startFront(net.JoinHostPort(host, strconv.Itoa(port)))
 }
 
 // newStorage makes the storage new the first time a cluster is asked
