@@ -25,9 +25,10 @@ import (
 // servers, each step keeps the three loads as parts, each on its own
 // server, and its result is their sum.
 func TestSeed001PlanRunsAgainstThreeServers(t *testing.T) {
+	t.Parallel() // time-bound runs on servers of their own: two seeds at once take the time of one
 	sandboxtest.Require(t)
 	out := outDir(t)
-	// The plan's small scale, as its header gives it: every workload, 5 s each.
+	// The plan's small scale, as its header gives it: every workload, 3 s each.
 	r := starbench(t, nil, "run", "plans/seed001_tidb305_three_sysbench.star", "-o", out, "-p", "scale=small", "-p", "tidb=false",
 		"-p", "shared_storage=false", "--target", "tidb1=sandbox:mariadb", "--target", "tidb2=sandbox:mariadb", "--target", "tidb3=sandbox:mariadb")
 	// It ends in the report's table: per workload, QPS and MIN, AVG and 99TH latency.
@@ -258,6 +259,7 @@ func TestCheckVerboseShowsWholeSteps(t *testing.T) {
 // query) against the TiDB SQL stand-in; the end is the report's table, the
 // published figures beside the rerun, and a note of what stood in.
 func TestSeed004PlanRunsAtSmallScale(t *testing.T) {
+	t.Parallel() // time-bound runs on servers of their own: two seeds at once take the time of one
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
 	stand := tidbsql.Start(t, tidbsql.Options{})
 	out := outDir(t)
@@ -303,6 +305,7 @@ func TestSeed004PlanRunsAtSmallScale(t *testing.T) {
 // per level beside the published figures, with the per-level and mean
 // changes.
 func TestSeed003PlanRunsAtSmallScale(t *testing.T) {
+	t.Parallel() // time-bound runs on servers of their own: two seeds at once take the time of one
 	clusters := []string{"sb-v5-1-1", "sb-v5-2-0"}
 	rig := newTiDBRig(t, 3, clusters)
 	other := otherHosts(6)
@@ -347,6 +350,7 @@ func TestSeed003PlanRunsAtSmallScale(t *testing.T) {
 // cluster destroyed; the end is tpmC per version with the change and its
 // mean, beside the report's only figure, +36 %.
 func TestSeed002PlanRunsAtSmallScale(t *testing.T) {
+	t.Parallel() // time-bound runs on servers of their own: two seeds at once take the time of one
 	clusters := []string{"tpcc-v4-0-12", "tpcc-v5-0-0"}
 	rig := newTiDBRig(t, 3, clusters)
 	other := otherHosts(6)
@@ -386,6 +390,7 @@ func TestSeed002PlanRunsAtSmallScale(t *testing.T) {
 // is a table per set-up and workload at the per-server level, beside the
 // report's figures.
 func TestSeed000PlanRunsAtSmallScale(t *testing.T) {
+	t.Parallel() // time-bound runs on servers of their own: two seeds at once take the time of one
 	var clusters []string
 	for _, s := range []string{"4.0.11-1tidb", "5.3.0-1tidb", "5.3.0-1tidb-haproxy", "5.3.0-2tidb-1host", "5.3.0-2tidb-2hosts",
 		"5.3.0-3tidb-3hosts", "5.3.0-3tidb-3hosts-numa-tikv"} {
