@@ -25,6 +25,7 @@ var pivotTemplate = template.Must(template.New("pivot").Parse(`{{define "table"}
 {{end}}</tbody>
 </table>
 {{if .Legend}}<p class="legend-note">{{.Legend}}</p>
+{{end}}{{if .Charts}}<div class="charts">{{.Charts}}</div>
 {{end}}{{end}}{{define "tables"}}{{range .}}{{template "table" .}}{{end}}{{end}}{{define "page"}}<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -46,6 +47,16 @@ var pivotTemplate = template.Must(template.New("pivot").Parse(`{{define "table"}
   table.pivot td.missing { color: #999; }
   table.pivot tr.mean th, table.pivot tr.mean td { border-top: 2px solid #888; font-weight: 600; }
   .legend-note { font-size: 12px; color: #555; }
+  .charts { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; margin: 8px 0 18px; }
+  figure.chart { margin: 0; background: #fff; border: 1px solid #e3e3e3; width: 610px; }
+  figure.chart figcaption { font-size: 13px; font-weight: 600; padding: 8px 10px 0; overflow-wrap: anywhere; }
+  svg.chart { display: block; }
+  ul.legend { display: flex; flex-wrap: wrap; gap: 4px 16px; list-style: none; margin: 0; padding: 0 10px 10px; font-size: 12px; }
+  ul.legend li { display: flex; align-items: center; gap: 6px; min-width: 0; max-width: 100%; overflow-wrap: anywhere; }
+  ul.legend svg.swatch { flex: none; }
+  svg.chart text { font-family: inherit; font-size: 11px; fill: #333; }
+  svg.chart .grid { stroke: #eee; }
+  svg.chart .axis { stroke: #888; }
 </style>
 </head>
 <body>
@@ -75,6 +86,7 @@ type htmlPivotTable struct {
 	Head   [][]htmlHead
 	Rows   []htmlRow
 	Legend string
+	Charts template.HTML // the table's figures drawn (pivotCharts)
 }
 
 // htmlTable is the template's model of one table.
@@ -168,13 +180,17 @@ func sameGroup(a, b PivotColumn) bool {
 // each), the legend after the last: the fragment a report page embeds.
 func (r *PivotResult) HTML() (template.HTML, error) {
 	var buf bytes.Buffer
-	if err := pivotTemplate.ExecuteTemplate(&buf, "tables", r.htmlTables()); err != nil {
+	tables, err := r.htmlTables()
+	if err != nil {
+		return "", err
+	}
+	if err := pivotTemplate.ExecuteTemplate(&buf, "tables", tables); err != nil {
 		return "", err
 	}
 	return template.HTML(buf.String()), nil // the template escaped every value
 }
 
-func (r *PivotResult) htmlTables() []htmlPivotTable {
+func (r *PivotResult) htmlTables() ([]htmlPivotTable, error) {
 	var out []htmlPivotTable
 	legend := r.Legend()
 	for i, t := range r.Tables {
@@ -182,17 +198,27 @@ func (r *PivotResult) htmlTables() []htmlPivotTable {
 		if i == len(r.Tables)-1 {
 			l = legend
 		}
-		out = append(out, t.htmlTable(r.Pivot, l))
+		ht := t.htmlTable(r.Pivot, l)
+		charts, err := chartHTML(t.charts(r.Pivot))
+		if err != nil {
+			return nil, err
+		}
+		ht.Charts = charts
+		out = append(out, ht)
 	}
-	return out
+	return out, nil
 }
 
 // WritePivotHTML writes a self-contained page (no scripts, fonts or
 // network) of the result's tables, titled title, with subtitle under it
 // (the folders it read, say).
 func WritePivotHTML(w io.Writer, r *PivotResult, title, subtitle string) error {
+	tables, err := r.htmlTables()
+	if err != nil {
+		return err
+	}
 	return pivotTemplate.ExecuteTemplate(w, "page", struct {
 		Title, Subtitle string
 		Tables          []htmlPivotTable
-	}{title, strings.TrimSpace(subtitle), r.htmlTables()})
+	}{title, strings.TrimSpace(subtitle), tables})
 }

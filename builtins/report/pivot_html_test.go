@@ -146,3 +146,50 @@ func TestPivotHTMLSeed002AndEscaping(t *testing.T) {
 		t.Errorf("header %q, want the tag's value as text", got)
 	}
 }
+
+// The pivot's page draws each table: a chart per metric, a series per
+// value column with a point per row (the mean row left out); a table of
+// one row draws nothing.
+func TestPivotHTMLCharts(t *testing.T) {
+	dir := seed004(t)
+	r, err := Pivot{Rows: []string{"round"}, Columns: []string{"case"}, Metrics: []Metric{MetricTPS, MetricAvg}, Mean: true}.Build(loadRun(t, dir).Benchmarks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := WritePivotHTML(&page, r, "seed 004", ""); err != nil {
+		t.Fatal(err)
+	}
+	html := page.String()
+	if n := strings.Count(html, `<figure class="chart" data-kind="pivot"`); n != 2 {
+		t.Errorf("%d charts, want one per metric", n)
+	}
+	if n := strings.Count(html, `<g class="series"`); n != 6 {
+		t.Errorf("%d series, want 3 cases x 2 metrics", n)
+	}
+	if n := strings.Count(html, "<circle "); n != 30 {
+		t.Errorf("%d points, want 5 rounds x 6 series (no mean)", n)
+	}
+	one, err := Pivot{Rows: []string{"case"}, Metrics: []Metric{MetricTPS}}.Build(loadRun(t, dir).Benchmarks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Reset()
+	if err := WritePivotHTML(&page, one, "by case", ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(page.String(), "<figure"); n != 1 {
+		t.Errorf("a table of 3 rows: %d charts, want 1", n)
+	}
+	single, err := Pivot{Columns: []string{"case"}, Metrics: []Metric{MetricTPS}}.Build(loadRun(t, dir).Benchmarks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Reset()
+	if err := WritePivotHTML(&page, single, "one row", ""); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page.String(), "<figure") {
+		t.Error("a table of one row has a chart")
+	}
+}
