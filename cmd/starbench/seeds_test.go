@@ -429,3 +429,56 @@ func TestSeed000PlanRunsAtSmallScale(t *testing.T) {
 		}
 	}
 }
+
+// Seeds 000, 002 and 003 on one MariaDB alone (-p deploy=false, as their
+// headers say to try them without tiup): every set-up or version runs
+// against the target given, the tables of the one before dropped by name,
+// and the run ends in the report's table. Small sizes given as -p at full
+// scale keep it to seconds.
+func TestSeedPlansRunOnOneServerWithoutTiup(t *testing.T) {
+	t.Parallel() // time-bound runs on a server of their own
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	target := m.Config().FormatDSN()
+	countSteps := func(out string, pred func(*results.Summary) bool) int {
+		steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*"))
+		n := 0
+		for _, dir := range steps {
+			if s, err := results.ReadSummary(dir); err == nil && pred(s) {
+				n++
+			}
+		}
+		return n
+	}
+
+	out := outDir(t)
+	r := starbench(t, nil, "run", "plans/seed003_tidb_v520_vs_v511.star", "-o", out, "-p", "deploy=false", "-p", "backup_mode=sql",
+		"-p", "workloads=oltp_update_index", "-p", "threads=2", "-p", "tables=2", "-p", "table_size=500", "-p", "time=1s", "--target", target)
+	expect(t, r, 0, "workload=oltp_update_index: qps, p95 by threads per version, source", "v5.2.0 rerun qps vs v5.1.1 rerun",
+		"Dropping table 'sbtest.sbtest1' (if_exists=drop)")
+	if n := countSteps(out, func(s *results.Summary) bool { return s.Workload.Name == "oltp_update_index" }); n != 2 {
+		t.Errorf("seed 003: %d sysbench runs, want one per version", n)
+	}
+	if strings.Contains(r.stdout+r.stderr, "tiup") {
+		t.Errorf("seed 003 without tiup ran tiup:\n%s", r.stdout)
+	}
+	// The data directories of a cluster cannot be copied without one.
+	expect(t, starbench(t, nil, "run", "plans/seed003_tidb_v520_vs_v511.star", "-o", outDir(t), "-p", "deploy=false", "--target", target),
+		1, "plans/seed003_tidb_v520_vs_v511.star:", "deploy=false: there are no data directories to copy; give -p backup_mode=sql")
+
+	out = outDir(t)
+	r = starbench(t, nil, "run", "plans/seed002_tidb_tpcc_v50_vs_v40.star", "-o", out, "-p", "deploy=false",
+		"-p", "warehouses=1", "-p", "load_workers=1", "-p", "terminals=2", "-p", "time=2s", "--target", target)
+	expect(t, r, 0, "tpmc by threads per version, source", "v5.0.0 rerun tpmC vs v4.0.12 rerun", "+36.00 %")
+	if n := countSteps(out, func(s *results.Summary) bool { return s.Metrics["tpmC"] > 0 }); n != 2 {
+		t.Errorf("seed 002: %d TPC-C runs with a tpmC, want one per version", n)
+	}
+
+	out = outDir(t)
+	r = starbench(t, nil, "run", "plans/seed000_tidb_numa_topologies.star", "-o", out, "-p", "deploy=false",
+		"-p", "setups=5.3.0-1tidb,5.3.0-3tidb-3hosts", "-p", "workloads=oltp_point_select", "-p", "threads=2",
+		"-p", "tables=2", "-p", "table_size=500", "-p", "time=1s", "--target", target)
+	expect(t, r, 0, "setup=5.3.0-3tidb-3hosts, workload=oltp_point_select: tps, qps, p95 by threads per source", "  2 ×3  ")
+	if n := countSteps(out, func(s *results.Summary) bool { return len(s.Parts) == 3 }); n != 1 {
+		t.Errorf("seed 000: %d runs of three sysbench at once, want 1", n)
+	}
+}
