@@ -53,7 +53,7 @@ var Doc = runner.ModuleDoc{
 				"no step has, an unknown metric, a baseline no column has or a cell of steps that are not repeats stops the run with " +
 				"exit 2 at the call. Seed 004's table: report.table(rows=[\"round\"], columns=[\"case\"], metrics=[\"tps\", " +
 				"\"avg\"], mean=True); seed 003's beside its published figures: report.table(split=[\"workload\"], rows=[\"threads\"], " +
-				"columns=[\"version\", \"source\"], metrics=[\"qps\", \"p95\"], baseline=\"v5.1.1\", mean=True, include=[p.published]). " +
+				"columns=[\"version\"], metrics=[\"qps\", \"p95\"], baseline=\"v5.1.1\", mean=True, published=[\"seed003_published.csv\"]). " +
 				"published names files of a report's figures shipped beside the plan (a CSV, or a peer's raw output: what " +
 				"starbench import reads), relative to the plan file as load() is: they are read when the call is made (check finds a " +
 				"missing or bad one), recorded with the plan's sources (sha256, a copy; a rerun reads the copy), tagged source " +
