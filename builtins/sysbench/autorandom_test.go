@@ -3,6 +3,7 @@ package sysbench_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"testing"
 
 	"github.com/starbench/starbench/builtins/bench"
@@ -44,10 +45,16 @@ func TestAutoRandomIDsOnMariaDB(t *testing.T) {
 	if err != nil || res.Counts.Errors != 0 {
 		t.Fatalf("run: %v, %d errors", err, res.Counts.Errors)
 	}
+	// The earlier row is left out of sbtest1 only: in sbtest2 a new row has
+	// its id when counter 41 draws shard 3, one run in 32.
 	for table, from := range map[string]int64{"sbtest1": 41, "sbtest2": 0} {
+		where := ""
+		if from > 0 {
+			where = " WHERE id <> ((3 << 58) | 41)"
+		}
 		var n, lo, hi, distinctCounters, shards, negative int64
-		err := admin.QueryRow("SELECT COUNT(*), MIN(id & ((1 << 58) - 1)), MAX(id & ((1 << 58) - 1)), COUNT(DISTINCT id & ((1 << 58) - 1)), "+
-			"COUNT(DISTINCT id >> 58), SUM(id < 0) FROM "+table+" WHERE id <> ((3 << 58) | 41)").Scan(&n, &lo, &hi, &distinctCounters, &shards, &negative)
+		err := admin.QueryRow(fmt.Sprintf("SELECT COUNT(*), MIN(id & ((1 << 58) - 1)), MAX(id & ((1 << 58) - 1)), COUNT(DISTINCT id & ((1 << 58) - 1)), "+
+			"COUNT(DISTINCT id >> 58), SUM(id < 0) FROM %s%s", table, where)).Scan(&n, &lo, &hi, &distinctCounters, &shards, &negative)
 		if err != nil {
 			t.Fatal(err)
 		}
