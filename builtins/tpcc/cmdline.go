@@ -3,6 +3,8 @@ package tpcc
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,10 +40,14 @@ type CommandLine struct {
 	Out         string
 	Segment     string // --segment i/n: run the i-th of n slices of the run
 	LoadMethod  string
-	Props       string  // a BenchmarkSQL props file
-	LayoutName  string  // --layout: go-tpc or benchmarksql; "": BenchmarkSQL's with --props, else go-tpc's
-	Layout      Layout  // LayoutName read
-	Weights     Weights // the mix from --props; zero: DefaultWeights
+	Driver      string   // -d/--driver: go-tpc's; only mysql (or empty) is taken
+	OutputType  string   // prepare --output-type csv: go-tpc's CSV files instead of a load
+	OutputDir   string   // prepare --output-dir: where they go
+	CSVTables   []string // prepare --tables: the tables written (go-tpc's names); empty: all
+	Props       string   // a BenchmarkSQL props file
+	LayoutName  string   // --layout: go-tpc or benchmarksql; "": BenchmarkSQL's with --props, else go-tpc's
+	Layout      Layout   // LayoutName read
+	Weights     Weights  // the mix from --props; zero: DefaultWeights
 	Help        bool
 }
 
@@ -49,12 +55,18 @@ type CommandLine struct {
 var Commands = []string{"prepare", "run", "check", "cleanup"}
 
 // ignoredFlags are go-tpc flags starbench accepts and has no use for: its
-// metrics and profiling endpoints, its CSV output, its driver choice.
-var ignoredFlags = []string{"max-procs", "pprof", "metrics-addr", "driver", "silence", "output-type", "output-dir",
-	"tables", "retry-count", "retry-interval", "max-measure-latency", "acThreads"}
+// metrics and profiling endpoints.
+var ignoredFlags = []string{"max-procs", "pprof", "metrics-addr", "silence", "max-measure-latency", "acThreads"}
+
+// refusedFlags are go-tpc flags whose behaviour starbench does not have:
+// given, they are an error saying so rather than ignored.
+var refusedFlags = map[string]string{
+	"retry-count":    "starbench's prepare does not retry a failed load statement (go-tpc retries each batch, 50 times 10 s apart by default): a failure stops it naming the table and warehouse; prepare again with --dropdata",
+	"retry-interval": "starbench's prepare does not retry a failed load statement (see --retry-count)",
+}
 
 // ignoredShorthands are go-tpc's one-letter names of ignored flags.
-var ignoredShorthands = map[string]string{"acThreads": "t", "driver": "d"}
+var ignoredShorthands = map[string]string{"acThreads": "t"}
 
 // ParseCommandLine reads a `starbench tpcc` command line: flags before or
 // after the command, as go-tpc's cobra reads them.
@@ -66,6 +78,11 @@ func ParseCommandLine(args []string) (*CommandLine, error) {
 	}
 	for _, name := range []string{"host", "port", "user", "password", "db"} {
 		cl.MySQLGiven = cl.MySQLGiven || fs.Changed(name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(refusedFlags)) {
+		if fs.Changed(name) {
+			return nil, fmt.Errorf("--%s: %s", name, refusedFlags[name])
+		}
 	}
 	rest := fs.Args()
 	if len(rest) > 0 && rest[0] == "tpcc" { // go-tpc's own word, as reports print the command
@@ -90,7 +107,7 @@ func FlagUsage() string {
 	for _, name := range ignoredFlags {
 		fs.Lookup(name).Hidden = true
 	}
-	return fs.FlagUsages() + "\nAccepted and unused (go-tpc's metrics, profiling and CSV output): --" + strings.Join(ignoredFlags, ", --") + "\n"
+	return fs.FlagUsages() + "\nAccepted and unused (go-tpc's metrics and profiling): --" + strings.Join(ignoredFlags, ", --") + "\n"
 }
 
 // flagSet binds the flags to cl's fields.
@@ -120,10 +137,17 @@ func (cl *CommandLine) flagSet() *pflag.FlagSet {
 	fs.StringVar(&cl.Segment, "segment", "", "run the i-th of n slices of the run (i/n): thread j of --threads is segment j mod n + 1's, with its stream; needs --seed, the same on every segment; 'starbench merge' merges the folders")
 	fs.StringVar(&cl.LoadMethod, "load-method", "auto", "prepare: auto (LOAD DATA LOCAL where accepted), insert or load-data")
 	fs.StringVar(&cl.LayoutName, "layout", "", "the tables: go-tpc (warehouse, orders, ...) or benchmarksql (bmsql_warehouse, bmsql_oorder, ...); default benchmarksql with --props, else go-tpc")
+	fs.StringVarP(&cl.Driver, "driver", "d", "", "database driver: mysql (the only one go-tpc v1.0.7 and starbench have)")
+	fs.StringVar(&cl.OutputType, "output-type", "", "prepare: csv writes go-tpc's CSV files into --output-dir instead of loading the rows (the tables are made empty when the server answers)")
+	fs.StringVar(&cl.OutputDir, "output-dir", "", "prepare --output-type csv: the directory of the files (DB.TABLE.THREAD.csv)")
+	fs.StringSliceVar(&cl.CSVTables, "tables", nil, "prepare --output-type csv: the tables to write (e.g. item,stock; default all nine)")
 	fs.StringVar(&cl.Props, "props", "", "a BenchmarkSQL props file (props.mysql): connection, warehouses, terminals, runMins, weights")
 	fs.BoolVarP(&cl.Help, "help", "h", false, "help")
 	for _, name := range ignoredFlags {
 		fs.StringP(name, ignoredShorthands[name], "", "accepted for go-tpc's command lines; not used")
+	}
+	for name, why := range refusedFlags {
+		fs.String(name, "", "go-tpc's; refused: "+why)
 	}
 	fs.Lookup("silence").NoOptDefVal = "true"
 	return fs
@@ -166,7 +190,41 @@ func (cl *CommandLine) check() error {
 	default:
 		return fmt.Errorf("--load-method must be auto, insert or load-data, not %q", cl.LoadMethod)
 	}
-	return nil
+	if cl.Driver != "" && cl.Driver != "mysql" {
+		return fmt.Errorf("--driver %q: go-tpc v1.0.7 and starbench speak MySQL's protocol only (--driver mysql)", cl.Driver)
+	}
+	return cl.checkCSV()
+}
+
+// checkCSV checks go-tpc's CSV output flags: only with prepare, csv as the
+// type (go-tpc loads the database on any other), a directory, go-tpc's
+// tables.
+func (cl *CommandLine) checkCSV() error {
+	if cl.OutputType == "" {
+		switch {
+		case cl.OutputDir != "":
+			return fmt.Errorf("--output-dir is for --output-type csv (prepare writes the rows into files instead of the database)")
+		case len(cl.CSVTables) > 0:
+			return fmt.Errorf("--tables is for --output-type csv: a load into the database makes all nine tables")
+		}
+		return nil
+	}
+	switch {
+	case cl.Command != "prepare":
+		return fmt.Errorf("--output-type is prepare's (go-tpc writes CSV files only there), not %s's", cl.Command)
+	case cl.OutputType != "csv" && cl.OutputType != "CSV":
+		return fmt.Errorf("--output-type %q: go-tpc writes csv only", cl.OutputType)
+	case cl.OutputDir == "":
+		return fmt.Errorf("--output-type csv needs --output-dir DIR")
+	case cl.Layout != GoTPCLayout:
+		return fmt.Errorf("--output-type csv writes go-tpc's tables, not BenchmarkSQL's (--props or --layout benchmarksql)")
+	case cl.DropData:
+		return fmt.Errorf("--dropdata with --output-type csv: go-tpc drops nothing when it writes files; drop the tables with cleanup")
+	case cl.LoadMethod != "auto":
+		return fmt.Errorf("--load-method with --output-type csv: nothing is loaded")
+	}
+	_, err := CSVTables(cl.CSVTables)
+	return err
 }
 
 func oneOf(list []string, s string) bool {

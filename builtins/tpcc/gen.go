@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"time"
@@ -60,16 +61,42 @@ func (g *Generator) Table(table string, warehouse int) (bulkload.Table, error) {
 // warehouse, in order: Slices(t, w, 1, 5) and Slices(t, w, 6, 10) are
 // Table(t, w) cut in two. A warehouse has one warehouse row, in slice 1.
 func (g *Generator) Slices(table string, warehouse, first, last int) (bulkload.Table, error) {
+	columns, parts, rows, err := g.parts(table, warehouse, first, last)
+	if err != nil {
+		return bulkload.Table{}, err
+	}
+	var cur genSlice
+	next := 0
+	return bulkload.Table{
+		Name: table, Columns: columns, Insert: "INSERT INTO " + table + " " + columns + " VALUES", Rows: rows,
+		Row: func(b []byte, text bool) []byte {
+			for cur.rows == 0 {
+				cur = parts[next]
+				next++
+			}
+			cur.rows--
+			f := sqlTuple
+			if text {
+				f = loadText
+			}
+			return f.end(cur.row(f.begin(b), f))
+		},
+	}, nil
+}
+
+// parts are slices first..last of a table's rows for warehouse, with the
+// table's column list and their number of rows.
+func (g *Generator) parts(table string, warehouse, first, last int) (string, []genSlice, int64, error) {
 	if table != Item && (warehouse < 1 || warehouse > genMaxWarehouse) {
-		return bulkload.Table{}, fmt.Errorf("%s: no warehouse %d (warehouses are 1..%d)", table, warehouse, genMaxWarehouse)
+		return "", nil, 0, fmt.Errorf("%s: no warehouse %d (warehouses are 1..%d)", table, warehouse, genMaxWarehouse)
 	}
 	if first < 1 || last > Slices || first > last {
-		return bulkload.Table{}, fmt.Errorf("%s: no slices %d..%d (slices are 1..%d)", table, first, last, Slices)
+		return "", nil, 0, fmt.Errorf("%s: no slices %d..%d (slices are 1..%d)", table, first, last, Slices)
 	}
 	t, ok := genTables[table]
 	if !ok {
 		_, err := Schema{}.CreateTableSQL(table)
-		return bulkload.Table{}, err
+		return "", nil, 0, err
 	}
 	if table == Item {
 		warehouse = 0
@@ -81,20 +108,26 @@ func (g *Generator) Slices(table string, warehouse, first, last int) (bulkload.T
 		rows += p.rows
 		parts = append(parts, p)
 	}
-	var cur genSlice
-	next := 0
-	return bulkload.Table{
-		Name: table, Columns: t.columns, Insert: "INSERT INTO " + table + " " + t.columns + " VALUES", Rows: rows,
-		Row: func(b []byte, text bool) []byte {
-			for cur.rows == 0 {
-				cur = parts[next]
-				next++
+	return t.columns, parts, rows, nil
+}
+
+// WriteCSV writes slices first..last of a table's rows for warehouse to w
+// as go-tpc's CSV output has them (csvLine), returning how many.
+func (g *Generator) WriteCSV(w io.Writer, table string, warehouse, first, last int) (int64, error) {
+	_, parts, rows, err := g.parts(table, warehouse, first, last)
+	if err != nil {
+		return 0, err
+	}
+	var b []byte
+	for _, p := range parts {
+		for range p.rows {
+			b = csvLine.end(p.row(b[:0], csvLine))
+			if _, err := w.Write(b); err != nil {
+				return 0, err
 			}
-			cur.rows--
-			f := rowFields(text)
-			return f.end(cur.row(f.begin(b), f))
-		},
-	}, nil
+		}
+	}
+	return rows, nil
 }
 
 // genSlice is one slice of a table: how many rows, and the function that
@@ -148,22 +181,29 @@ const (
 		"s_dist_07, s_dist_08, s_dist_09, s_dist_10, s_ytd, s_order_cnt, s_remote_cnt, s_data)"
 )
 
-// rowFields writes a row's values as a LOAD DATA line (true) or an SQL tuple
-// (false). The strings of the load come from the a-string and n-string
-// alphabets, the syllables and the load time: none holds a character that
-// bulkload.AppendText or AppendSQLString would escape, so they are written
-// as they are drawn, between quotes in SQL.
-type rowFields bool
+// rowFields is how a row's values are written: an SQL tuple, a LOAD DATA
+// line, or a line of go-tpc's CSV output. The strings of the load come
+// from the a-string and n-string alphabets, the syllables and the load
+// time: none holds a character that bulkload.AppendText or
+// AppendSQLString would escape or that CSV would quote, so they are
+// written as they are drawn, between quotes in SQL.
+type rowFields uint8
+
+const (
+	sqlTuple rowFields = iota
+	loadText           // tab-separated, \N for NULL
+	csvLine            // go-tpc's: comma-separated, NULL for NULL, decimals with six places (Go's %f)
+)
 
 func (f rowFields) begin(b []byte) []byte {
-	if f {
+	if f != sqlTuple {
 		return b
 	}
 	return append(b, '(')
 }
 
 func (f rowFields) end(b []byte) []byte {
-	if f {
+	if f != sqlTuple {
 		return append(b, '\n')
 	}
 	return append(b, ')')
@@ -171,26 +211,44 @@ func (f rowFields) end(b []byte) []byte {
 
 // sep ends a value.
 func (f rowFields) sep(b []byte) []byte {
-	if f {
+	switch f {
+	case loadText:
 		return append(b, '\t')
+	case csvLine:
+		return append(b, ',')
 	}
 	return append(b, ", "...)
 }
 
 // q opens or closes a string value.
 func (f rowFields) q(b []byte) []byte {
-	if f {
+	if f != sqlTuple {
 		return b
 	}
 	return append(b, '\'')
 }
 
 func (f rowFields) null(b []byte) []byte {
-	if f {
+	if f == loadText {
 		return append(b, `\N`...)
 	}
 	return append(b, "NULL"...)
 }
+
+// decimals pads a decimal just written with places places to go-tpc's
+// six in CSV; in SQL and LOAD DATA it stays as it is.
+func (f rowFields) decimals(b []byte, places int) []byte {
+	if f != csvLine {
+		return b
+	}
+	return append(b, "000000"[places:]...)
+}
+
+// money appends cents as a decimal with two places (six in CSV).
+func (f rowFields) money(b []byte, cents int) []byte { return f.decimals(genCents(b, cents), 2) }
+
+// rate appends ten-thousandths as a decimal with four places (six in CSV).
+func (f rowFields) rate(b []byte, v int) []byte { return f.decimals(genRate(b, v), 4) }
 
 func (f rowFields) int(b []byte, v int) []byte { return f.sep(strconv.AppendInt(b, int64(v), 10)) }
 
@@ -235,7 +293,7 @@ func (g *Generator) itemSlice(_, s int) genSlice {
 		b = f.int(b, id)
 		b = f.int(b, r.Int(1, 10_000))
 		b = f.astr(b, r, 14, 24)
-		b = f.sep(genCents(b, r.Int(100, 10_000)))
+		b = f.sep(f.money(b, r.Int(100, 10_000)))
 		return f.q(genData(f.q(b), r, 26, 50))
 	}}
 }
@@ -250,8 +308,8 @@ func (g *Generator) warehouseSlice(w, s int) genSlice {
 		b = f.int(b, w)
 		b = f.astr(b, r, 6, 10)
 		b = f.address(b, r)
-		b = f.sep(genRate(b, r.Int(0, 2000)))
-		return append(b, "300000.00"...)
+		b = f.sep(f.rate(b, r.Int(0, 2000)))
+		return f.money(b, 300000_00)
 	}}
 }
 
@@ -263,8 +321,8 @@ func (g *Generator) districtSlice(w, s int) genSlice {
 		b = f.int(b, w)
 		b = f.astr(b, r, 6, 10)
 		b = f.address(b, r)
-		b = f.sep(genRate(b, r.Int(0, 2000)))
-		b = f.sep(append(b, "30000.00"...))
+		b = f.sep(f.rate(b, r.Int(0, 2000)))
+		b = f.sep(f.money(b, 30000_00))
 		return strconv.AppendInt(b, genOrdersPerDistrict+1, 10)
 	}}
 }
@@ -295,10 +353,10 @@ func (g *Generator) customerSlice(w, s int) genSlice {
 			credit = "BC"
 		}
 		b = f.str(b, credit)
-		b = f.sep(append(b, "50000.00"...))
-		b = f.sep(genRate(b, r.Int(0, 5000)))
-		b = f.sep(append(b, "-10.00"...))
-		b = f.sep(append(b, "10.00"...))
+		b = f.sep(f.money(b, 50000_00))
+		b = f.sep(f.rate(b, r.Int(0, 5000)))
+		b = f.sep(f.decimals(append(b, "-10.00"...), 2))
+		b = f.sep(f.money(b, 10_00))
 		b = f.int(b, 1)
 		b = f.int(b, 0)
 		return f.q(genAString(f.q(b), r, 300, 500))
@@ -317,7 +375,7 @@ func (g *Generator) historySlice(w, s int) genSlice {
 		b = f.int(b, s)
 		b = f.int(b, w)
 		b = f.str(b, g.now)
-		b = f.sep(append(b, "10.00"...))
+		b = f.sep(f.money(b, 10_00))
 		return f.q(genAString(f.q(b), r, 12, 24))
 	}}
 }
@@ -412,9 +470,9 @@ func (g *Generator) orderLineSlice(w, s int) genSlice {
 		}
 		b = f.int(b, 5)
 		if delivered {
-			b = f.sep(append(b, "0.00"...))
+			b = f.sep(f.money(b, 0))
 		} else {
-			b = f.sep(genCents(b, r.Int(1, 999_999)))
+			b = f.sep(f.money(b, r.Int(1, 999_999)))
 		}
 		return f.q(genAString(f.q(b), r, 24, 24))
 	}}

@@ -16,6 +16,7 @@ import (
 	"github.com/starbench/starbench/builtins/tpcc"
 	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/internal/sqltext"
 )
 
 const tpccLong = `Tpcc runs TPC-C as go-tpc v1.0.7 does, with go-tpc's command line as reports print it: the
@@ -23,7 +24,9 @@ same nine tables, the same statements and mix, the same [Current]/[Summary] outp
 and efficiency (and a tpmTotal line), on starbench's workload engine: HdrHistogram latencies per
 transaction, errors by code, reconnects, and a results folder that report and compare read.
 
-Commands: prepare (create and load the tables; then check them unless --no-check), run (the five
+Commands: prepare (create and load the tables; then check them unless --no-check; with
+--output-type csv --output-dir DIR the tables are made empty and the rows written as go-tpc's
+CSV files, DB.TABLE.THREAD.csv, for LOAD DATA or TiDB Lightning), run (the five
 transactions for --time or --count), check (the consistency conditions; --check-all adds
 3.3.2.11, which holds only before a run), cleanup (drop the tables).
 
@@ -51,6 +54,7 @@ var Command = &cli.Command{
   starbench tpcc -H 127.0.0.1 -P 4000 -D tpcc --warehouses 4 -T 16 --time 5m --interval 10s run
   starbench tpcc -D tpcc --warehouses 4 check
   starbench tpcc --props props.mysql run
+  starbench tpcc -D tpcc --warehouses 100 -T 8 prepare --output-type csv --output-dir /data/tpcc-csv
   starbench tpcc --target sandbox:mariadb --warehouses 1 -T 2 --time 30s run   # prepares first: the server lives for this command only`,
 	Run: func(ctx context.Context, env *cli.Env, args []string) error { return (&command{env}).run(ctx, args) },
 }
@@ -94,6 +98,10 @@ func (a *command) run(ctx context.Context, args []string) error {
 	}
 	switch cl.Command {
 	case "prepare":
+		if cl.OutputType != "" {
+			err = a.writeCSV(ctx, cl, conn, ep)
+			break
+		}
 		err = a.prepare(ctx, cl, conn, ep)
 	case "run":
 		if a.PrepareFirst(ep) {
@@ -176,6 +184,66 @@ func (a *command) load(ctx context.Context, cl *tpcc.CommandLine, conn bench.Con
 		return cli.WrapInterrupt(ctx, err)
 	}
 	fmt.Fprintf(out, "loaded %d rows into %d tables in %.1fs (%.0f rows/s), seed %d\n", res.TotalRows, len(res.Tables), res.Seconds, res.RowsPerS, cl.Seed)
+	return nil
+}
+
+// writeCSV is go-tpc's prepare --output-type csv: the database and the
+// nine tables made empty when the server answers (as go-tpc does; when
+// it does not, the files alone, as go-tpc), then the rows written as
+// go-tpc's CSV files, to be loaded by TiDB Lightning or LOAD DATA.
+func (a *command) writeCSV(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, ep *cli.Endpoints) error {
+	if err := a.createEmptyTables(ctx, cl, conn, ep); err != nil {
+		return cli.WrapInterrupt(ctx, err)
+	}
+	res, err := tpcc.WriteCSVFiles(ctx, tpcc.CSVOptions{Dir: cl.OutputDir, DB: ep.Configs[0].DBName, Warehouses: cl.Warehouses,
+		Threads: cl.Threads, Tables: cl.CSVTables, Seed: cl.Seed}, a.Stdout)
+	if err != nil {
+		return cli.WrapInterrupt(ctx, fmt.Errorf("tpcc: --output-type csv: %w", err))
+	}
+	fmt.Fprintf(a.Stdout, "wrote %d rows of %d tables into %d files in %s (%.1f MB) in %.1fs, seed %d, load time %s\n",
+		res.TotalRows, len(res.Rows), len(res.Files), cl.OutputDir, float64(res.Bytes)/1e6, res.Seconds, cl.Seed, res.LoadTime)
+	fmt.Fprintln(a.Stdout, "Skip preparing checking. Load the files into the database (LOAD DATA ... FIELDS TERMINATED BY ',' "+
+		"OPTIONALLY ENCLOSED BY '\"', or TiDB Lightning), then run check.")
+	return nil
+}
+
+// createEmptyTables makes the database (when the server says it is
+// unknown, as go-tpc does) and the tables go-tpc's CSV output makes; a
+// server that does not answer is said and passed over.
+func (a *command) createEmptyTables(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, ep *cli.Endpoints) error {
+	cfg := ep.Configs[0]
+	probe, err := db.Open(ctx, cfg)
+	if code, ok := db.ErrorCode(err); ok && code == 1049 && cfg.DBName != "" {
+		if err := a.createDatabase(ctx, cfg); err != nil {
+			return err
+		}
+		probe, err = db.Open(ctx, cfg)
+	}
+	if err != nil {
+		if _, isServer := db.ErrorCode(err); isServer {
+			return fmt.Errorf("tpcc: %w", err) // the server answered and refused: say it
+		}
+		fmt.Fprintf(a.Stderr, "note: the server at %s does not answer (%v): writing the files only, no tables made\n", cfg.Addr, err)
+		return nil
+	}
+	probe.Close()
+	_, _, err = tpcc.CreateEmptyTables(ctx, conn, cl.Parts, a.Stdout)
+	return err
+}
+
+// createDatabase makes cfg's database, which the server said is unknown.
+func (a *command) createDatabase(ctx context.Context, cfg *mysql.Config) error {
+	admin := cfg.Clone()
+	admin.DBName = ""
+	c, err := db.Open(ctx, admin)
+	if err != nil {
+		return fmt.Errorf("tpcc: connect to create database %s: %w", cfg.DBName, err)
+	}
+	defer c.Close()
+	fmt.Fprintf(a.Stdout, "Creating database '%s'...\n", cfg.DBName)
+	if _, err := c.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+sqltext.QuoteIdent(cfg.DBName)); err != nil {
+		return fmt.Errorf("tpcc: create database %s: %w", cfg.DBName, err)
+	}
 	return nil
 }
 
