@@ -9,8 +9,9 @@ import (
 )
 
 // Cleanup drops the layout's tables (go-tpc's nine, or BenchmarkSQL's ten)
-// from the database conn's sessions start in, naming it in every line it
-// prints, and returns the tables dropped.
+// from the database conn's sessions start in, each before the tables it
+// may reference (DropOrder), naming the database in every line it prints,
+// and returns the tables dropped.
 func Cleanup(ctx context.Context, conn bench.Connector, layout Layout, out io.Writer) ([]string, error) {
 	s, err := conn.Connect(ctx)
 	if err != nil {
@@ -19,7 +20,7 @@ func Cleanup(ctx context.Context, conn bench.Connector, layout Layout, out io.Wr
 	defer s.Close()
 	schema := bench.SchemaOf(conn)
 	var dropped []string
-	for _, t := range layout.Tables() {
+	for _, t := range layout.DropOrder() {
 		t = layout.Table(t)
 		name := bench.Qualified(schema, t)
 		fmt.Fprintf(out, "Dropping table '%s'...\n", name)

@@ -40,14 +40,15 @@ type CommandLine struct {
 	Out         string
 	Segment     string // --segment i/n: run the i-th of n slices of the run
 	LoadMethod  string
-	Driver      string   // -d/--driver: go-tpc's; only mysql (or empty) is taken
-	OutputType  string   // prepare --output-type csv: go-tpc's CSV files instead of a load
-	OutputDir   string   // prepare --output-dir: where they go
-	CSVTables   []string // prepare --tables: the tables written (go-tpc's names); empty: all
-	Props       string   // a BenchmarkSQL props file
-	LayoutName  string   // --layout: go-tpc or benchmarksql; "": BenchmarkSQL's with --props, else go-tpc's
-	Layout      Layout   // LayoutName read
-	Weights     Weights  // the mix from --props; zero: DefaultWeights
+	Driver      string          // -d/--driver: go-tpc's; only mysql (or empty) is taken
+	OutputType  string          // prepare --output-type csv: go-tpc's CSV files instead of a load
+	OutputDir   string          // prepare --output-dir: where they go
+	CSVTables   []string        // prepare --tables: the tables written (go-tpc's names); empty: all
+	Given       map[string]bool // the flags the command line gave (long names): they win over --props
+	Props       string          // a BenchmarkSQL props file
+	LayoutName  string          // --layout: go-tpc or benchmarksql; "": BenchmarkSQL's with --props, else go-tpc's
+	Layout      Layout          // LayoutName read
+	Weights     Weights         // the mix from --props; zero: DefaultWeights
 	Help        bool
 }
 
@@ -76,6 +77,8 @@ func ParseCommandLine(args []string) (*CommandLine, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	cl.Given = map[string]bool{}
+	fs.Visit(func(f *pflag.Flag) { cl.Given[f.Name] = true })
 	for _, name := range []string{"host", "port", "user", "password", "db"} {
 		cl.MySQLGiven = cl.MySQLGiven || fs.Changed(name)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -350,7 +351,11 @@ func (res *LoadResult) keepOrRefuse(ctx context.Context, s bench.Session, layout
 			res.Reused = append(res.Reused, layout.Table(t))
 		}
 	case IfExistsDrop:
-		for i, t := range existing {
+		for _, t := range layout.DropOrder() { // children first: foreign keys
+			i := slices.Index(existing, t)
+			if i < 0 {
+				continue
+			}
 			w.printf("Dropping table '%s' (if_exists=drop)...\n", names[i])
 			if _, err := s.Exec(ctx, "DROP TABLE IF EXISTS "+layout.Table(t)); err != nil {
 				return nil, fmt.Errorf("drop %s: %w", names[i], err)

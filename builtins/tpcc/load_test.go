@@ -269,7 +269,7 @@ func TestPrepareIsAFunctionOfTheSeed(t *testing.T) {
 
 	var cleanup bytes.Buffer
 	dropped, err := tpcc.Cleanup(ctx, conn, tpcc.GoTPCLayout, &cleanup)
-	if err != nil || len(dropped) != 9 || !strings.HasPrefix(cleanup.String(), "Dropping table 'sbtest.item'...\nDropping table 'sbtest.warehouse'...\n") {
+	if err != nil || len(dropped) != 9 || !strings.HasPrefix(cleanup.String(), "Dropping table 'sbtest.new_order'...\nDropping table 'sbtest.order_line'...\n") {
 		t.Errorf("cleanup: %v, %v\n%s", dropped, err, cleanup.String())
 	}
 	if n := h.value("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sbtest'"); n != "0" {

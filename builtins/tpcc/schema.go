@@ -213,6 +213,18 @@ func (l Layout) Table(t string) string {
 	return "bmsql_" + t
 }
 
+// DropOrder is the layout's tables (by go-tpc's names) in an order that
+// drops every table before those it references: BenchmarkSQL's
+// runDatabaseBuild.sh adds foreign keys (foreignKeys.sql), which go-tpc's
+// tables may have too. The order of BenchmarkSQL's tableDrops.sql.
+func (l Layout) DropOrder() []string {
+	order := []string{NewOrder, OrderLine, Orders, History, Customer, Stock, Item, District, Warehouse}
+	if l == BenchmarkSQLLayout {
+		return append([]string{BenchmarkSQLConfig}, order...)
+	}
+	return order
+}
+
 // Tables are the layout's tables in the order they are created, by
 // go-tpc's names (BenchmarkSQL's adds BenchmarkSQLConfig).
 func (l Layout) Tables() []string {
@@ -258,8 +270,12 @@ func (l Layout) Columns(t string) []string {
 }
 
 // bmsqlDDL is BenchmarkSQL's layout of each table (by go-tpc's name):
-// the columns, keys and indexes its tableCreates.sql and indexCreates.sql
-// give MySQL. It has no partitioned form here.
+// the columns, keys and indexes of run/sql.mysql/tableCreates.sql on the
+// branch TiDB's TPC-C guide builds (pingcap/benchmarksql
+// 5.0-mysql-support-opt-2.1), bmsql_oorder_idx1 on o_c_id as Order-Status
+// reads it (older BenchmarkSQL has o_carrier_id there, and Order-Status
+// then reads a district's orders to find a customer's). It has no
+// partitioned form here.
 var bmsqlDDL = map[string]struct{ body, partitionBy string }{
 	Warehouse: {`w_id INT NOT NULL,
   w_ytd DECIMAL(12, 2),
@@ -329,7 +345,7 @@ var bmsqlDDL = map[string]struct{ body, partitionBy string }{
   o_all_local INT,
   o_entry_d TIMESTAMP NULL,
   PRIMARY KEY (o_w_id, o_d_id, o_id),
-  UNIQUE INDEX bmsql_oorder_idx1 (o_w_id, o_d_id, o_carrier_id, o_id)`, ""},
+  UNIQUE INDEX bmsql_oorder_idx1 (o_w_id, o_d_id, o_c_id, o_id)`, ""},
 	OrderLine: {`ol_w_id INT NOT NULL,
   ol_d_id INT NOT NULL,
   ol_o_id INT NOT NULL,

@@ -215,6 +215,14 @@ func TestTPCCProps(t *testing.T) {
 	if summary.Events != 120 || summary.Options.Threads != 2 || !slices.Equal(summary.Options.Weights, []int{50, 38, 4, 4, 4}) {
 		t.Errorf("2 terminals × 60 transactions in the props' mix: summary.json has %+v", summary)
 	}
+	// The command line wins over the file, and the run says which is which.
+	out = outDir(t)
+	r = starbench(t, nil, "tpcc", "--props", props, "-T", "1", "--count", "10", "--out", out, "run")
+	expect(t, r, 0, "TPC-C: 1 warehouses, 1 threads", "gives conn, user, password, warehouses, the weights; the command line's --threads, --count win over the file's")
+	data, _ = os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(data, &summary); err != nil || summary.Events != 10 || summary.Options.Threads != 1 {
+		t.Errorf("-T 1 --count 10 over the props' 2 terminals x 60: summary.json has %+v (%v)", summary, err)
+	}
 	expect(t, starbench(t, nil, "tpcc", "--props", props, "check"), 0, "3.3.2.10")
 	// go-tpc's layout is not BenchmarkSQL's: a run told the other one is
 	// exit 2, naming what the database holds.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -119,7 +120,9 @@ func (a *command) run(ctx context.Context, args []string) error {
 }
 
 // applyProps takes a BenchmarkSQL props file's connection, size, threads,
-// run length and weights.
+// run length and weights. What the command line gives (-H/-P/-U/-p/-D,
+// --warehouses, -T, --time or --count) wins over the file; the run says
+// which values came from where.
 func (a *command) applyProps(cl *tpcc.CommandLine) error {
 	f, err := os.Open(cl.Props)
 	if err != nil {
@@ -131,17 +134,43 @@ func (a *command) applyProps(cl *tpcc.CommandLine) error {
 		return cli.Usagef("tpcc: --props: %v", err)
 	}
 	a.AddSecrets(p.Password)
-	cl.Host, cl.Port, cl.DB, cl.User, cl.Password = p.Host, p.Port, p.DB, p.User, p.Password
-	cl.MySQLGiven = true
-	cl.Warehouses = p.Warehouses
+	var fromFile, fromFlags []string
+	take := func(flags []string, key string, apply func()) {
+		for _, f := range flags {
+			if cl.Given[f] {
+				fromFlags = append(fromFlags, "--"+f)
+				return
+			}
+		}
+		apply()
+		fromFile = append(fromFile, key)
+	}
+	switch {
+	case cl.Target != "":
+		fromFlags = append(fromFlags, "--target")
+	case cl.MySQLGiven:
+		fromFlags = append(fromFlags, "the connection (-H/-P/-U/-p/-D)")
+	default:
+		cl.Host, cl.Port, cl.DB, cl.User, cl.Password = p.Host, p.Port, p.DB, p.User, p.Password
+		cl.MySQLGiven = true
+		fromFile = append(fromFile, "conn", "user", "password")
+	}
+	take([]string{"warehouses"}, "warehouses", func() { cl.Warehouses = p.Warehouses })
 	switch cl.Command {
 	case "prepare":
-		cl.Threads = max(p.LoadWorkers, 1)
+		take([]string{"threads"}, "loadWorkers", func() { cl.Threads = max(p.LoadWorkers, 1) })
 	case "run":
-		cl.Threads = max(p.Terminals, 1)
-		cl.Time, cl.Count = p.RunTime, p.TxnsPerTerminal*int64(cl.Threads)
+		take([]string{"threads"}, "terminals", func() { cl.Threads = max(p.Terminals, 1) })
+		take([]string{"time", "count"}, "runMins/runTxnsPerTerminal", func() {
+			cl.Time, cl.Count = p.RunTime, p.TxnsPerTerminal*int64(cl.Threads)
+		})
 	}
 	cl.Weights = p.Weights
+	fmt.Fprintf(a.Stderr, "note: %s gives %s", cl.Props, strings.Join(append(fromFile, "the weights"), ", "))
+	if len(fromFlags) > 0 {
+		fmt.Fprintf(a.Stderr, "; the command line's %s win over the file's", strings.Join(fromFlags, ", "))
+	}
+	fmt.Fprintln(a.Stderr)
 	if len(p.Ignored) > 0 {
 		fmt.Fprintf(a.Stderr, "note: %s: keys starbench does not use: %v\n", cl.Props, p.Ignored)
 	}
