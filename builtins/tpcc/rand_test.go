@@ -44,3 +44,31 @@ func TestRand(t *testing.T) {
 		t.Errorf("zip %q", z)
 	}
 }
+
+// Clause 2.1.6.1: for every load C_LAST and many seeds, the run's differs
+// by 65..119 but 96 and 112, stays in 0..255, and keeps C_ID and
+// C_OL_I_ID; a seed repeats it, and the seeds reach every allowed delta.
+func TestRunConstantsKeepClause2161(t *testing.T) {
+	deltas := map[int]bool{}
+	for load := 0; load < 256; load++ {
+		for seed := uint64(0); seed < 1000; seed++ {
+			l := Constants{CLast: load, CID: 7, OLIID: 9}
+			r := RunConstants(l, seed)
+			if !ValidCLastDelta(load, r.CLast) || r.CID != 7 || r.OLIID != 9 {
+				t.Fatalf("load %d seed %d: run %+v", load, seed, r)
+			}
+			if r != RunConstants(l, seed) {
+				t.Fatalf("load %d seed %d: two draws differ", load, seed)
+			}
+			deltas[max(r.CLast-load, load-r.CLast)] = true
+		}
+	}
+	if len(deltas) != 53 || deltas[96] || deltas[112] {
+		t.Errorf("%d deltas drawn, want the 53 allowed: %v", len(deltas), deltas)
+	}
+	for _, c := range [][2]int{{0, 0}, {100, 196}, {100, 212}, {100, 164}, {100, 220}, {10, 300}} {
+		if ValidCLastDelta(c[0], c[1]) {
+			t.Errorf("load %d run %d taken as valid", c[0], c[1])
+		}
+	}
+}

@@ -48,6 +48,11 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 		ignore = DefaultIgnoredErrors
 	}
 	warehouses := wl.opts.Warehouses
+	options := map[string]any{
+		"warehouses": warehouses, "threads": o.Threads, "time": o.Time.Seconds(), "count": o.Count,
+		"interval": interval.Seconds(), "weights": wl.opts.Weights[:], "wait": wl.opts.Wait, "rate": o.Rate,
+		"isolation": wl.opts.Isolation, "layout": wl.opts.Layout.String(),
+	}
 	return bench.Step{
 		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
 			p := &Printer{W: w, Warehouses: warehouses}
@@ -60,6 +65,19 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 			if err := VerifyLoaded(ctx, conn, wl.opts.Layout, warehouses); err != nil {
 				return nil, err
 			}
+			load, from := wl.opts.Constants, "the seed"
+			if wl.opts.Layout == BenchmarkSQLLayout {
+				c, err := readBenchmarkSQLConstants(ctx, conn)
+				if err != nil {
+					return nil, err
+				}
+				load, from = c, BenchmarkSQLConfig
+			}
+			run := RunConstants(load, uint64(o.Seed))
+			wl.run = &run
+			options["c_last_load"], options["c_last_run"] = load.CLast, run.CLast
+			fmt.Fprintf(w, "C_LAST: the load's %d (from %s), the run's %d (clause 2.1.6.1: they differ by 65..119, not 96 or 112)\n",
+				load.CLast, from, run.CLast)
 			kinds := wl.Kinds()
 			sinks = append([]bench.Sink{bench.SinkFunc(func(iv *bench.Interval) { p.Interval(iv, kinds) })}, sinks...)
 			bo, err := o.Segment.Apply(bench.Options{
@@ -79,11 +97,7 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 		},
 		Workload: "tpcc", Threads: o.Segment.Threads(o.Threads), Total: o.Time.Seconds(), Percentile: 95, Seed: o.Seed,
 		Segment: o.Segment.String(), OpenLoop: o.Rate > 0,
-		Options: map[string]any{
-			"warehouses": warehouses, "threads": o.Threads, "time": o.Time.Seconds(), "count": o.Count,
-			"interval": interval.Seconds(), "weights": wl.opts.Weights[:], "wait": wl.opts.Wait, "rate": o.Rate,
-			"isolation": wl.opts.Isolation, "layout": wl.opts.Layout.String(),
-		},
+		Options:  options,
 		Annotate: func(sum *results.Summary, res *bench.Result) { FiguresOf(res, warehouses).Annotate(sum) },
 	}
 }
@@ -116,6 +130,10 @@ func VerifyLoaded(ctx context.Context, conn bench.Connector, layout Layout, ware
 	if count, maxID := row[0], row[1]; count < int64(warehouses) || maxID < int64(warehouses) {
 		return &NotLoadedError{fmt.Sprintf("the database holds %d warehouses (up to w_id %d), the run was told of %d: prepare %d, or run with warehouses=%d",
 			count, maxID, warehouses, warehouses, count)}
+	}
+	if layout == BenchmarkSQLLayout {
+		_, err := benchmarkSQLConstants(ctx, s)
+		return err
 	}
 	return nil
 }
@@ -169,6 +187,31 @@ func compareLayout(have map[string][]string, schema string, layout Layout) error
 		return &NotLoadedError{fmt.Sprintf("the TPC-C tables are not there (%s): missing %s", hint, strings.Join(missing, ", "))}
 	}
 	return nil
+}
+
+// readBenchmarkSQLConstants reads the load's C constants from
+// bmsql_config, where BenchmarkSQL's loader (and starbench's) keeps them.
+func readBenchmarkSQLConstants(ctx context.Context, conn bench.Connector) (Constants, error) {
+	s, err := conn.Connect(ctx)
+	if err != nil {
+		return Constants{}, fmt.Errorf("connect: %w", err)
+	}
+	defer s.Close()
+	return benchmarkSQLConstants(ctx, s)
+}
+
+func benchmarkSQLConstants(ctx context.Context, s bench.Session) (Constants, error) {
+	row, err := queryInts(ctx, s, "SELECT "+
+		"MAX(CASE cfg_name WHEN 'nURandCLast' THEN cfg_value END), MAX(CASE cfg_name WHEN 'nURandCC_ID' THEN cfg_value END), "+
+		"MAX(CASE cfg_name WHEN 'nURandCI_ID' THEN cfg_value END), "+
+		"SUM(cfg_name IN ('nURandCLast', 'nURandCC_ID', 'nURandCI_ID')) FROM "+BenchmarkSQLConfig)
+	if err != nil {
+		return Constants{}, fmt.Errorf("read the load's C constants from %s: %w", BenchmarkSQLConfig, err)
+	}
+	if row[3] != 3 || row[0] < 0 || row[0] > 255 {
+		return Constants{}, &NotLoadedError{fmt.Sprintf("%s does not hold the load's C constants (nURandCLast, nURandCC_ID, nURandCI_ID) as BenchmarkSQL's loader writes them: load the tables with BenchmarkSQL or starbench", BenchmarkSQLConfig)}
+	}
+	return Constants{CLast: int(row[0]), CID: int(row[1]), OLIID: int(row[2])}, nil
 }
 
 // queryInts runs a query of one row of integers.

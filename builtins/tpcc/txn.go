@@ -77,7 +77,10 @@ type WorkloadOptions struct {
 	// after each transaction (go-tpc's --wait; off by default). The
 	// engine times the whole event, so latencies then include them.
 	Wait bool
-	// Constants are the run's NURand constants (NewConstants of the seed).
+	// Constants are the load's NURand constants (NewConstants of the
+	// load's seed); with BenchmarkSQL's layout the run reads them from
+	// bmsql_config instead, as BenchmarkSQL does. The run's are
+	// RunConstants of them (clause 2.1.6.1).
 	Constants Constants
 	// Layout is the tables' (go-tpc's by default, or BenchmarkSQL's
 	// bmsql_ ones); the statements are go-tpc's either way.
@@ -106,6 +109,17 @@ type Workload struct {
 	// now is the clock of the dates the transactions write (o_entry_d,
 	// h_date, ol_delivery_d, c_data); tests fix it.
 	now func() time.Time
+	// run are the run's C constants, set by Step's run from the load's
+	// and the run seed; nil: RunConstants(opts.Constants, 0).
+	run *Constants
+}
+
+// runConstants are the C constants every worker of the run draws with.
+func (wl *Workload) runConstants() Constants {
+	if wl.run == nil {
+		return RunConstants(wl.opts.Constants, 0)
+	}
+	return *wl.run
 }
 
 // NewWorkload validates the options and makes the workload.
@@ -163,7 +177,7 @@ func (wl *Workload) NewWorker(id int, seed uint64) (bench.Worker, error) {
 	w := &txnWorker{
 		o:    wl.opts,
 		id:   id,
-		rng:  NewRand(seed, txnStream, wl.opts.Constants),
+		rng:  NewRand(seed, txnStream, wl.runConstants()),
 		deck: append([]Kind(nil), wl.deck...),
 		now:  wl.now,
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/tpcc"
 	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
@@ -216,13 +217,32 @@ func TestTPCCProps(t *testing.T) {
 		t.Errorf("2 terminals × 60 transactions in the props' mix: summary.json has %+v", summary)
 	}
 	// The command line wins over the file, and the run says which is which.
+	// The run's C_LAST follows the load's, which bmsql_config keeps, by
+	// clause 2.1.6.1.
+	if _, err := c.Exec(ctx, "UPDATE bench.bmsql_config SET cfg_value = '10' WHERE cfg_name = 'nURandCLast'"); err != nil {
+		t.Fatal(err)
+	}
 	out = outDir(t)
 	r = starbench(t, nil, "tpcc", "--props", props, "-T", "1", "--count", "10", "--out", out, "run")
-	expect(t, r, 0, "TPC-C: 1 warehouses, 1 threads", "gives conn, user, password, warehouses, the weights; the command line's --threads, --count win over the file's")
+	expect(t, r, 0, "TPC-C: 1 warehouses, 1 threads", "gives conn, user, password, warehouses, the weights; the command line gives --threads, --count (over the file's)",
+		"C_LAST: the load's 10 (from bmsql_config), the run's ")
 	data, _ = os.ReadFile(filepath.Join(out, "summary.json"))
+	var cLast struct {
+		Options struct {
+			Load int `json:"c_last_load"`
+			Run  int `json:"c_last_run"`
+		} `json:"options"`
+	}
 	if err := json.Unmarshal(data, &summary); err != nil || summary.Events != 10 || summary.Options.Threads != 1 {
 		t.Errorf("-T 1 --count 10 over the props' 2 terminals x 60: summary.json has %+v (%v)", summary, err)
 	}
+	if err := json.Unmarshal(data, &cLast); err != nil || cLast.Options.Load != 10 || !tpcc.ValidCLastDelta(10, cLast.Options.Run) {
+		t.Errorf("C_LAST in summary.json: %+v (%v), want the load's 10 and a run's 75..129 but 106 and 122", cLast, err)
+	}
+	if _, err := c.Exec(ctx, "DELETE FROM bench.bmsql_config WHERE cfg_name = 'nURandCLast'"); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "--count", "10", "run"), 2, "bmsql_config does not hold the load's C constants")
 	expect(t, starbench(t, nil, "tpcc", "--props", props, "check"), 0, "3.3.2.10")
 	// go-tpc's layout is not BenchmarkSQL's: a run told the other one is
 	// exit 2, naming what the database holds.

@@ -168,7 +168,7 @@ func (a *command) applyProps(cl *tpcc.CommandLine) error {
 	cl.Weights = p.Weights
 	fmt.Fprintf(a.Stderr, "note: %s gives %s", cl.Props, strings.Join(append(fromFile, "the weights"), ", "))
 	if len(fromFlags) > 0 {
-		fmt.Fprintf(a.Stderr, "; the command line's %s win over the file's", strings.Join(fromFlags, ", "))
+		fmt.Fprintf(a.Stderr, "; the command line gives %s (over the file's)", strings.Join(fromFlags, ", "))
 	}
 	fmt.Fprintln(a.Stderr)
 	if len(p.Ignored) > 0 {
