@@ -45,11 +45,18 @@ type CommandLine struct {
 	OutputDir   string          // prepare --output-dir: where they go
 	CSVTables   []string        // prepare --tables: the tables written (go-tpc's names); empty: all
 	Given       map[string]bool // the flags the command line gave (long names): they win over --props
-	Props       string          // a BenchmarkSQL props file
-	LayoutName  string          // --layout: go-tpc or benchmarksql; "": BenchmarkSQL's with --props, else go-tpc's
-	Layout      Layout          // LayoutName read
-	Weights     Weights         // the mix from --props; zero: DefaultWeights
-	Help        bool
+	// From --props only: BenchmarkSQL's terminalWarehouseFixed and
+	// limitTxnsPerMin (as a rate, transactions a second), and the JDBC
+	// URL's session variables and connect timeout.
+	FixedWarehouse bool
+	Rate           float64
+	Params         map[string]string
+	ConnectTimeout time.Duration
+	Props          string  // a BenchmarkSQL props file
+	LayoutName     string  // --layout: go-tpc or benchmarksql; "": BenchmarkSQL's with --props, else go-tpc's
+	Layout         Layout  // LayoutName read
+	Weights        Weights // the mix from --props; zero: DefaultWeights
+	Help           bool
 }
 
 // Commands are the subcommands, as go-tpc has them.

@@ -1,29 +1,38 @@
 package tpcc
 
 import (
-	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/magiconair/properties"
 )
 
 // Props is what starbench takes from a BenchmarkSQL props file
 // (props.mysql): the connection, the size, the load and run threads, how
-// long the run is, and the transaction weights.
+// long the run is, the transaction weights, whether each terminal keeps
+// one warehouse, and the rate limit.
 type Props struct {
 	Host, DB, User, Password string
 	Port                     int
+	Params                   map[string]string // session variables from the JDBC URL's sessionVariables
+	ConnectTimeout           time.Duration     // the JDBC URL's connectTimeout (ms); 0: the default
 	Warehouses               int
 	LoadWorkers              int           // prepare's threads
 	Terminals                int           // run's threads
 	RunTime                  time.Duration // runMins
 	TxnsPerTerminal          int64         // runTxnsPerTerminal
 	Weights                  Weights
+	WarehouseFixed           bool     // terminalWarehouseFixed: each terminal keeps one home warehouse
+	TxnsPerMin               int      // limitTxnsPerMin: 0 unlimited
 	Ignored                  []string // keys BenchmarkSQL knows that starbench does not use
+	Notes                    []string // what starbench does with the JDBC URL's parameters
 	Warnings                 []string // unknown keys, with the nearest known one
 }
 
@@ -36,46 +45,75 @@ var DefaultWeights = Weights{45, 43, 4, 4, 4}
 
 // propsKeys are the keys starbench reads; propsIgnored the ones BenchmarkSQL
 // knows that it does not use (its result files, its OS collector, its JDBC
-// driver name, its rate limit and fixed-warehouse switch).
+// driver name).
 var (
 	propsKeys = []string{"conn", "user", "password", "warehouses", "loadWorkers", "terminals", "runMins",
-		"runTxnsPerTerminal", "newOrderWeight", "paymentWeight", "orderStatusWeight", "deliveryWeight", "stockLevelWeight"}
+		"runTxnsPerTerminal", "newOrderWeight", "paymentWeight", "orderStatusWeight", "deliveryWeight", "stockLevelWeight",
+		"terminalWarehouseFixed", "limitTxnsPerMin"}
 	propsIgnored = []string{"db", "driver", "resultDirectory", "osCollectorScript", "osCollectorInterval",
-		"osCollectorSSHAddr", "osCollectorDevices", "limitTxnsPerMin", "terminalWarehouseFixed"}
+		"osCollectorSSHAddr", "osCollectorDevices"}
 )
 
-// ReadProps reads a props file: key=value lines, "//" and "#" comments.
+// ReadProps reads a props file as Java reads a .properties file (key=value,
+// key: value or key value; # and ! comments; a line ending in \ goes on on
+// the next; \ escapes), as BenchmarkSQL does. Its sample files' "//" lines
+// are keys to Java that BenchmarkSQL never reads: they are skipped here.
 func ReadProps(r io.Reader, name string) (*Props, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "//") && !continued(lines, i) {
+			lines[i] = ""
+		}
+	}
+	loader := &properties.Loader{Encoding: properties.ISO_8859_1, DisableExpansion: true}
+	props, err := loader.LoadBytes([]byte(strings.Join(lines, "\n")))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	values := map[string]string{}
 	p := &Props{Weights: DefaultWeights, Port: 3306}
-	sc := bufio.NewScanner(r)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") || strings.HasPrefix(text, "//") {
-			continue
-		}
-		key, value, ok := strings.Cut(text, "=")
-		if !ok {
-			return nil, fmt.Errorf("%s:%d: want key=value, got %q", name, line, text)
-		}
-		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	for _, key := range props.Keys() {
+		value, _ := props.Get(key)
 		switch {
 		case oneOf(propsKeys, key):
-			values[key] = value
+			values[key] = strings.TrimSpace(value)
 		case oneOf(propsIgnored, key):
 			p.Ignored = append(p.Ignored, key)
 		default:
-			p.Warnings = append(p.Warnings, fmt.Sprintf("%s:%d: unknown key %q (did you mean %q?)", name, line, key, nearest(key)))
+			p.Warnings = append(p.Warnings, fmt.Sprintf("%s:%d: unknown key %q (did you mean %q?)", name, lineOf(lines, key), key, nearest(key)))
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := p.set(values); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	sort.Strings(p.Ignored)
 	return p, nil
+}
+
+// continued says whether line i is the continuation of the line before
+// (which ends in an odd number of backslashes).
+func continued(lines []string, i int) bool {
+	if i == 0 {
+		return false
+	}
+	prev := strings.TrimRight(lines[i-1], "\r")
+	n := len(prev) - len(strings.TrimRight(prev, "\\"))
+	return n%2 == 1
+}
+
+// lineOf is the line (1-based) where key is set; 0 when it is not found.
+func lineOf(lines []string, key string) int {
+	for i, l := range lines {
+		l = strings.TrimLeft(l, " \t\f")
+		if rest, ok := strings.CutPrefix(l, key); ok && (rest == "" || strings.ContainsRune("=: \t\f\r", rune(rest[0]))) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // set reads the values of the keys starbench uses.
@@ -107,18 +145,104 @@ func (p *Props) set(values map[string]string) error {
 			*dst = n
 		}
 	}
-	var mins, txns float64
-	for key, dst := range map[string]*float64{"runMins": &mins, "runTxnsPerTerminal": &txns} {
+	// BenchmarkSQL reads these with Integer.parseInt: whole numbers only.
+	var mins, txns int
+	for key, dst := range map[string]*int{"runMins": &mins, "runTxnsPerTerminal": &txns, "limitTxnsPerMin": &p.TxnsPerMin} {
 		if v, ok := values[key]; ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || f < 0 {
-				return fmt.Errorf("%s = %q is not a number", key, v)
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%s = %q is not a whole number (BenchmarkSQL reads it as an integer)", key, v)
 			}
-			*dst = f
+			*dst = n
 		}
 	}
-	p.RunTime, p.TxnsPerTerminal = time.Duration(mins*float64(time.Minute)), int64(txns)
+	p.RunTime, p.TxnsPerTerminal = time.Duration(mins)*time.Minute, int64(txns)
+	// Java's Boolean.parseBoolean: "true" in any case, anything else false.
+	p.WarehouseFixed = strings.EqualFold(values["terminalWarehouseFixed"], "true")
+	if err := p.readURLParams(conn, u.Query()); err != nil {
+		return err
+	}
 	return p.check()
+}
+
+// jdbcParam is what starbench does with a MySQL Connector/J URL parameter.
+type jdbcParam int
+
+const (
+	jdbcNoEffect jdbcParam = iota // the driver's own caching, batching or logging: no effect on what the server is sent to run
+	jdbcSameHere                  // what starbench does anyway
+	jdbcApplied                   // read: sessionVariables, connectTimeout
+)
+
+// jdbcParams are the Connector/J parameters the props files of BenchmarkSQL
+// and TiDB's guides use, by name; any other is refused, so that none that
+// changes the run passes unnoticed.
+var jdbcParams = map[string]jdbcParam{
+	"useSSL": jdbcNoEffect, "requireSSL": jdbcNoEffect, "verifyServerCertificate": jdbcNoEffect, "sslMode": jdbcNoEffect, // checked below
+	"useServerPrepStmts": jdbcSameHere, "cachePrepStmts": jdbcNoEffect, "prepStmtCacheSize": jdbcNoEffect,
+	"prepStmtCacheSqlLimit": jdbcNoEffect, "rewriteBatchedStatements": jdbcNoEffect, "useConfigs": jdbcNoEffect,
+	"useLocalSessionState": jdbcNoEffect, "useLocalTransactionState": jdbcNoEffect, "cacheServerConfiguration": jdbcNoEffect,
+	"cacheResultSetMetadata": jdbcNoEffect, "cacheCallableStmts": jdbcNoEffect, "elideSetAutoCommits": jdbcNoEffect,
+	"maintainTimeStats": jdbcNoEffect, "alwaysSendSetIsolation": jdbcNoEffect, "useUnicode": jdbcNoEffect,
+	"characterEncoding": jdbcNoEffect, "serverTimezone": jdbcNoEffect, "allowPublicKeyRetrieval": jdbcNoEffect,
+	"autoReconnect": jdbcSameHere, "socketTimeout": jdbcNoEffect, "allowMultiQueries": jdbcNoEffect,
+	"sessionVariables": jdbcApplied, "connectTimeout": jdbcApplied,
+}
+
+// readURLParams takes the JDBC URL's parameters by name: refused when
+// starbench cannot do what they ask (TLS) or does not know them, applied
+// (session variables, the connect timeout), or noted.
+func (p *Props) readURLParams(conn string, q url.Values) error {
+	var unknown, noEffect, same []string
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		v := q.Get(name)
+		kind, ok := jdbcParams[name]
+		switch {
+		case !ok:
+			unknown = append(unknown, name)
+		case name == "useSSL" || name == "requireSSL" || name == "verifyServerCertificate":
+			if strings.EqualFold(v, "true") {
+				return fmt.Errorf("conn: %s=true asks for TLS, which a props file cannot set up here: give --target with a DSN and tls=... instead", name)
+			}
+			noEffect = append(noEffect, name+"="+v)
+		case name == "sslMode":
+			if !strings.EqualFold(v, "DISABLED") {
+				return fmt.Errorf("conn: sslMode=%s asks for TLS, which a props file cannot set up here: give --target with a DSN and tls=... instead", v)
+			}
+			noEffect = append(noEffect, name+"="+v)
+		case name == "sessionVariables":
+			p.Params = map[string]string{}
+			for _, kv := range strings.Split(v, ",") {
+				k, val, ok := strings.Cut(kv, "=")
+				if !ok || strings.TrimSpace(k) == "" {
+					return fmt.Errorf("conn: sessionVariables %q: want name=value,name=value", v)
+				}
+				p.Params[strings.TrimSpace(k)] = strings.TrimSpace(val)
+			}
+			p.Notes = append(p.Notes, "sessionVariables: set on every connection ("+v+")")
+		case name == "connectTimeout":
+			ms, err := strconv.Atoi(v)
+			if err != nil || ms < 0 {
+				return fmt.Errorf("conn: connectTimeout=%q is not a whole number of milliseconds", v)
+			}
+			p.ConnectTimeout = time.Duration(ms) * time.Millisecond
+		case kind == jdbcSameHere:
+			same = append(same, name+"="+v)
+		default:
+			noEffect = append(noEffect, name+"="+v)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("conn %q: unknown JDBC parameters %s (known: %s): starbench refuses what it cannot tell the effect of", conn,
+			strings.Join(unknown, ", "), strings.Join(slices.Sorted(maps.Keys(jdbcParams)), ", "))
+	}
+	if len(same) > 0 {
+		p.Notes = append(p.Notes, strings.Join(same, ", ")+": what starbench does anyway (server-side prepared statements, reconnecting)")
+	}
+	if len(noEffect) > 0 {
+		p.Notes = append(p.Notes, strings.Join(noEffect, ", ")+": the Java driver's own settings, without effect here")
+	}
+	return nil
 }
 
 // check applies BenchmarkSQL's own rules.

@@ -51,7 +51,7 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 	options := map[string]any{
 		"warehouses": warehouses, "threads": o.Threads, "time": o.Time.Seconds(), "count": o.Count,
 		"interval": interval.Seconds(), "weights": wl.opts.Weights[:], "wait": wl.opts.Wait, "rate": o.Rate,
-		"isolation": wl.opts.Isolation, "layout": wl.opts.Layout.String(),
+		"isolation": wl.opts.Isolation, "layout": wl.opts.Layout.String(), "fixed_warehouse": wl.opts.FixedWarehouse,
 	}
 	return bench.Step{
 		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {

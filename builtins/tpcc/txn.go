@@ -82,6 +82,10 @@ type WorkloadOptions struct {
 	// bmsql_config instead, as BenchmarkSQL does. The run's are
 	// RunConstants of them (clause 2.1.6.1).
 	Constants Constants
+	// FixedWarehouse keeps each worker on one home warehouse, worker i on
+	// warehouse i mod Warehouses + 1 (BenchmarkSQL's
+	// terminalWarehouseFixed); otherwise every transaction draws its own.
+	FixedWarehouse bool
 	// Layout is the tables' (go-tpc's by default, or BenchmarkSQL's
 	// bmsql_ ones); the statements are go-tpc's either way.
 	Layout Layout
@@ -182,6 +186,9 @@ func (wl *Workload) NewWorker(id int, seed uint64) (bench.Worker, error) {
 		now:  wl.now,
 	}
 	w.next = len(w.deck) // shuffled before the first deal
+	if wl.opts.FixedWarehouse {
+		w.fixedHome = int64(id%wl.opts.Warehouses + 1)
+	}
 	w.initRowFuncs()
 	return w, nil
 }
@@ -199,6 +206,9 @@ type txnWorker struct {
 	deck []Kind
 	next int  // next card of deck to deal
 	kind Kind // the last event's transaction
+	// fixedHome is the worker's home warehouse with FixedWarehouse; 0:
+	// drawn per transaction.
+	fixedHome int64
 	// retry says the last event failed: the next one runs the same
 	// transaction with the same inputs again, as the engine retries an
 	// event after an ignored error (so completed transactions keep the
@@ -414,9 +424,17 @@ func (w *txnWorker) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// warehouse draws a transaction's home warehouse: uniformly from all of
-// them, per transaction, as go-tpc does.
+// warehouse draws a warehouse uniformly from all of them, as go-tpc does.
 func (w *txnWorker) warehouse() int64 { return int64(w.rng.Int(1, w.o.Warehouses)) }
+
+// home is a transaction's home warehouse: the worker's own with
+// FixedWarehouse, else drawn per transaction (warehouse).
+func (w *txnWorker) home() int64 {
+	if w.fixedHome > 0 {
+		return w.fixedHome
+	}
+	return w.warehouse()
+}
 
 // otherWarehouse draws a warehouse other than home (home itself when
 // there is only one), as go-tpc does.

@@ -52,7 +52,7 @@ type deliveryTxn struct {
 // of 1 to 10.
 func (w *txnWorker) drawDelivery() {
 	t := &w.dl
-	t.wID = w.warehouse()
+	t.wID = w.home()
 	t.carrier = int64(w.rng.Int(1, 10))
 }
 

@@ -102,7 +102,7 @@ type noLine struct {
 // probability 1% when there are several.
 func (w *txnWorker) drawNewOrder() {
 	t := &w.no
-	t.wID = w.warehouse()
+	t.wID = w.home()
 	t.dID = int64(w.rng.Int(1, 10))
 	t.cID = int64(w.rng.CustomerID())
 	t.lines = t.lineBuf[:w.rng.Int(noMinLines, noMaxLines)]

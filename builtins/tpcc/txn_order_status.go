@@ -48,7 +48,7 @@ type orderStatusTxn struct {
 // customer by last name 60% of the time.
 func (w *txnWorker) drawOrderStatus() {
 	t := &w.os
-	t.wID = w.warehouse()
+	t.wID = w.home()
 	t.dID = int64(w.rng.Int(1, 10))
 	t.byName = w.rng.Int(0, 99) < 60
 	t.cID = 0

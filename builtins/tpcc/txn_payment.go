@@ -64,7 +64,7 @@ type paymentTxn struct {
 // are several.
 func (w *txnWorker) drawPayment() {
 	t := &w.pay
-	t.wID = w.warehouse()
+	t.wID = w.home()
 	t.dID = int64(w.rng.Int(1, 10))
 	t.amount = float64(w.rng.Int(100, 500000)) / 100
 	t.byName = w.rng.Int(0, 99) < 60

@@ -35,7 +35,7 @@ type stockLevelTxn struct {
 // warehouse and district per transaction, a threshold of 10 to 20.
 func (w *txnWorker) drawStockLevel() {
 	t := &w.sl
-	t.wID = w.warehouse()
+	t.wID = w.home()
 	t.dID = int64(w.rng.Int(1, 10))
 	t.threshold = int64(w.rng.Int(10, 20))
 }

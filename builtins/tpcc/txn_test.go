@@ -447,6 +447,40 @@ func TestTxnDraws(t *testing.T) {
 	}
 }
 
+// FixedWarehouse (BenchmarkSQL's terminalWarehouseFixed): every
+// transaction of worker i has home warehouse i mod 4 + 1, remote
+// warehouses still drawn; without it the homes spread over all four.
+func TestTxnFixedWarehouse(t *testing.T) {
+	for _, fixed := range []bool{true, false} {
+		wl, err := NewWorkload(WorkloadOptions{Warehouses: 4, Constants: NewConstants(5), FixedWarehouse: fixed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wk, _ := wl.NewWorker(6, 99)
+		w := wk.(*txnWorker)
+		homes, remote := map[int64]bool{}, 0
+		for range 2000 {
+			w.drawNewOrder()
+			w.drawPayment()
+			w.drawOrderStatus()
+			w.drawDelivery()
+			w.drawStockLevel()
+			for _, h := range []int64{w.no.wID, w.pay.wID, w.os.wID, w.dl.wID, w.sl.wID} {
+				homes[h] = true
+			}
+			if w.pay.cWID != w.pay.wID {
+				remote++
+			}
+		}
+		if fixed && (len(homes) != 1 || !homes[3] || remote == 0) {
+			t.Errorf("fixed: homes %v, %d remote payments; want warehouse 3 only, some remote", homes, remote)
+		}
+		if !fixed && len(homes) != 4 {
+			t.Errorf("not fixed: homes %v, want all four", homes)
+		}
+	}
+}
+
 // TestTxnOnGoTPCData runs the transactions on one warehouse loaded by
 // go-tpc: each kind on its own, checking what it changed; a seed's stream
 // twice from the same data; and the mix with four threads.

@@ -188,7 +188,8 @@ func TestTPCCProps(t *testing.T) {
 	}
 	r := starbench(t, nil, "tpcc", "--props", props, "--no-check", "prepare")
 	expect(t, r, 0, "loaded ", "rows into 10 tables",
-		"keys starbench does not use: [db driver limitTxnsPerMin osCollectorScript resultDirectory terminalWarehouseFixed]",
+		"keys starbench does not use: [db driver osCollectorScript resultDirectory]",
+		"conn: rewriteBatchedStatements=true, useSSL=false: the Java driver's own settings, without effect here",
 		`unknown key "terminal" (did you mean "terminals"?)`)
 	// The tables are BenchmarkSQL's, as its runSQL.sh and LoadData make them.
 	rs, err := c.Query(ctx, "SELECT GROUP_CONCAT(TABLE_NAME ORDER BY TABLE_NAME) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'bench'")
@@ -224,7 +225,7 @@ func TestTPCCProps(t *testing.T) {
 	}
 	out = outDir(t)
 	r = starbench(t, nil, "tpcc", "--props", props, "-T", "1", "--count", "10", "--out", out, "run")
-	expect(t, r, 0, "TPC-C: 1 warehouses, 1 threads", "gives conn, user, password, warehouses, the weights; the command line gives --threads, --count (over the file's)",
+	expect(t, r, 0, "TPC-C: 1 warehouses, 1 threads", "gives conn, user, password, warehouses, terminalWarehouseFixed=true, the weights; the command line gives --threads, --count (over the file's)",
 		"C_LAST: the load's 10 (from bmsql_config), the run's ")
 	data, _ = os.ReadFile(filepath.Join(out, "summary.json"))
 	var cLast struct {
@@ -238,6 +239,24 @@ func TestTPCCProps(t *testing.T) {
 	}
 	if err := json.Unmarshal(data, &cLast); err != nil || cLast.Options.Load != 10 || !tpcc.ValidCLastDelta(10, cLast.Options.Run) {
 		t.Errorf("C_LAST in summary.json: %+v (%v), want the load's 10 and a run's 75..129 but 106 and 122", cLast, err)
+	}
+	// The JDBC URL's session variables reach the server: a statement time
+	// limit of a microsecond stops the check's first query.
+	limited := strings.Replace(text, "rewriteBatchedStatements=true", "sessionVariables=max_statement_time=0.000001", 1)
+	if err := os.WriteFile(props, []byte(limited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "check"), 1, "sessionVariables: set on every connection (max_statement_time=0.000001)",
+		"max_statement_time exceeded")
+	// BenchmarkSQL's terminalWarehouseFixed: each terminal on one warehouse
+	// and district of its own, so 11 terminals need 2 warehouses.
+	fixed := strings.Replace(text, "terminals=2", "terminals=11", 1)
+	if err := os.WriteFile(props, []byte(fixed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "run"), 2, "terminalWarehouseFixed=true gives each terminal a warehouse and district of its own: 11 terminals need 2 warehouses, not 1")
+	if err := os.WriteFile(props, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := c.Exec(ctx, "DELETE FROM bench.bmsql_config WHERE cfg_name = 'nURandCLast'"); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"strconv"
@@ -152,6 +153,7 @@ func (a *command) applyProps(cl *tpcc.CommandLine) error {
 		fromFlags = append(fromFlags, "the connection (-H/-P/-U/-p/-D)")
 	default:
 		cl.Host, cl.Port, cl.DB, cl.User, cl.Password = p.Host, p.Port, p.DB, p.User, p.Password
+		cl.Params, cl.ConnectTimeout = p.Params, p.ConnectTimeout
 		cl.MySQLGiven = true
 		fromFile = append(fromFile, "conn", "user", "password")
 	}
@@ -166,6 +168,18 @@ func (a *command) applyProps(cl *tpcc.CommandLine) error {
 		})
 	}
 	cl.Weights = p.Weights
+	if cl.Command == "run" {
+		cl.FixedWarehouse = p.WarehouseFixed
+		fromFile = append(fromFile, fmt.Sprintf("terminalWarehouseFixed=%v", p.WarehouseFixed))
+		if p.TxnsPerMin > 0 {
+			cl.Rate = float64(p.TxnsPerMin) / 60
+			fromFile = append(fromFile, fmt.Sprintf("limitTxnsPerMin=%d (a rate of %.4g transactions a second in all, open loop)", p.TxnsPerMin, cl.Rate))
+		}
+		if cl.FixedWarehouse && cl.Threads > 10*cl.Warehouses {
+			return cli.Usagef("tpcc: --props: terminalWarehouseFixed=true gives each terminal a warehouse and district of its own: %d terminals need %d warehouses, not %d (BenchmarkSQL would wait for ever)",
+				cl.Threads, (cl.Threads+9)/10, cl.Warehouses)
+		}
+	}
 	fmt.Fprintf(a.Stderr, "note: %s gives %s", cl.Props, strings.Join(append(fromFile, "the weights"), ", "))
 	if len(fromFlags) > 0 {
 		fmt.Fprintf(a.Stderr, "; the command line gives %s (over the file's)", strings.Join(fromFlags, ", "))
@@ -173,6 +187,9 @@ func (a *command) applyProps(cl *tpcc.CommandLine) error {
 	fmt.Fprintln(a.Stderr)
 	if len(p.Ignored) > 0 {
 		fmt.Fprintf(a.Stderr, "note: %s: keys starbench does not use: %v\n", cl.Props, p.Ignored)
+	}
+	for _, note := range p.Notes {
+		fmt.Fprintf(a.Stderr, "note: %s: conn: %s\n", cl.Props, note)
 	}
 	for _, w := range p.Warnings {
 		fmt.Fprintf(a.Stderr, "warning: %s\n", w)
@@ -186,6 +203,12 @@ func (a *command) endpoints(ctx context.Context, cl *tpcc.CommandLine) (*cli.End
 		cfg := mysql.NewConfig()
 		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = cl.User, cl.Password, "tcp", net.JoinHostPort(cl.Host, strconv.Itoa(cl.Port)), cl.DB
 		cfg.Timeout = db.DefaultConnectTimeout
+		if cl.ConnectTimeout > 0 {
+			cfg.Timeout = cl.ConnectTimeout
+		}
+		if len(cl.Params) > 0 {
+			cfg.Params = maps.Clone(cl.Params)
+		}
 		cfg.AllowNativePasswords = true
 		return []*mysql.Config{cfg}
 	})
@@ -300,7 +323,8 @@ func (a *command) check(ctx context.Context, cl *tpcc.CommandLine, ep *cli.Endpo
 // results folder.
 func (a *command) runStep(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, ep *cli.Endpoints, seg bench.Segment) error {
 	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: cl.Warehouses, Weights: cl.Weights, Wait: cl.Wait,
-		Constants: tpcc.NewConstants(uint64(cl.Seed)), Isolation: tpcc.IsolationLevels[cl.Isolation], Layout: cl.Layout})
+		Constants: tpcc.NewConstants(uint64(cl.Seed)), Isolation: tpcc.IsolationLevels[cl.Isolation], Layout: cl.Layout,
+		FixedWarehouse: cl.FixedWarehouse})
 	if err != nil {
 		return cli.Usagef("tpcc: %v", err)
 	}
@@ -309,7 +333,8 @@ func (a *command) runStep(ctx context.Context, cl *tpcc.CommandLine, conn bench.
 	if err := tpcc.VerifyLoaded(ctx, conn, cl.Layout, cl.Warehouses); err != nil {
 		return notLoaded(ctx, err)
 	}
-	o := tpcc.RunOptions{Threads: cl.Threads, Time: cl.Time, Count: cl.Count, Interval: cl.Interval, Seed: cl.Seed, IgnoreAll: cl.IgnoreError, Segment: seg}
+	o := tpcc.RunOptions{Threads: cl.Threads, Time: cl.Time, Count: cl.Count, Interval: cl.Interval, Seed: cl.Seed, IgnoreAll: cl.IgnoreError, Segment: seg,
+		Rate: cl.Rate}
 	spec := cli.RunSpec{What: "tpcc", Out: cl.Out, Name: "tpcc" + cli.SegmentSuffix(seg), Plan: "tpcc", Seed: cl.Seed}
 	return a.RunStep(ctx, spec, ep, wl.Step(conn, o))
 }
