@@ -73,11 +73,21 @@ func TestCommandLineErrors(t *testing.T) {
 		"oltp_read_write run --db-driver=pgsql":       "MySQL protocol only",
 		"oltp_read_write run extra":                   "unexpected arguments",
 		"oltp_read_write run --threads":               "needs a value",
+		// A bare switch does not take the next word (here the command).
+		"oltp_read_write --mysql-dry-run cleanup":  "--mysql-dry-run: sysbench's, not supported here yet",
+		"oltp_read_write run --mysql-ssl=on":       "--mysql-ssl=on: sysbench's, not supported here yet",
+		"oltp_read_write run --config-file=my.cfg": "--config-file=my.cfg: sysbench's, not supported here yet",
 	} {
 		_, err := sysbench.ParseCommandLine(strings.Fields(line))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", line, err, want)
 		}
+	}
+	// Options that cannot change a result are taken and listed, a bare
+	// switch among them not taking the next word.
+	cl, err := sysbench.ParseCommandLine(strings.Fields("oltp_read_write --debug run --thread-stack-size 64K --mysql-debug=on --pgsql-variant=redshift"))
+	if err != nil || cl.Command != "run" || strings.Join(cl.Unused, " ") != "--debug --thread-stack-size --mysql-debug=on --pgsql-variant=redshift" {
+		t.Errorf("no-effect options: %+v %v", cl, err)
 	}
 	if _, err := sysbench.ParseCommandLine(strings.Fields("oltp_read_write run --rand-type=zipfian --profile=master")); err != nil {
 		t.Errorf("zipfian in master: %v", err)

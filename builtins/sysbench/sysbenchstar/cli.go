@@ -65,6 +65,9 @@ func (a *command) run(ctx context.Context, args []string) error {
 		return cli.Usagef("sysbench: %v\nRun 'starbench sysbench --help' for usage.", err)
 	}
 	a.AddSecrets(cl.MySQL.Password)
+	if len(cl.Unused) > 0 {
+		fmt.Fprintf(a.Stderr, "note: %s: sysbench's, without effect on what starbench sends or measures; left\n", strings.Join(cl.Unused, " "))
+	}
 	if cl.Version {
 		fmt.Fprintf(a.Stdout, "sysbench 1.0.20 compatible (starbench %s)\n", a.ToolVersion)
 		return nil
