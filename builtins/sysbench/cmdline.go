@@ -28,6 +28,11 @@ type CommandLine struct {
 	Segment  string // --segment i/n: run the i-th of n slices of the load
 	Help     bool   // --help
 	Version  bool   // --version
+	// Verbosity is sysbench's --verbosity (0..5, default 3): below 3 its
+	// log lines (the banner, "Initializing worker threads...", a run's
+	// report) are not printed, the scripts' own lines (Creating table
+	// ...) are.
+	Verbosity int
 	// Unused are the options given that sysbench takes and that cannot
 	// change a result here (its debug output, its thread stack size, its
 	// PostgreSQL variant), as given: the command says it leaves them.
@@ -65,7 +70,7 @@ var starbenchOnly = map[string]bool{"profile": true, "target": true, "out": true
 // ParseCommandLine reads sysbench arguments in any order.
 func ParseCommandLine(args []string) (*CommandLine, error) {
 	p := &commandLineParser{
-		cl:      &CommandLine{Given: map[string]string{}, MySQL: MySQLOptions{User: "sbtest", DB: "sbtest"}},
+		cl:      &CommandLine{Given: map[string]string{}, MySQL: MySQLOptions{User: "sbtest", DB: "sbtest"}, Verbosity: 3},
 		profile: Profile1020,
 	}
 	if err := p.readArgs(args); err != nil {
@@ -175,7 +180,11 @@ func (p *commandLineParser) setOption(canon, value, arg string) error {
 	case "mysql_db":
 		cl.MySQL.DB = value
 	case "verbosity":
-		// Accepted from old command lines; starbench prints what sysbench prints by default.
+		v, err := strconv.Atoi(value)
+		if err != nil || v < 0 || v > 5 {
+			return fmt.Errorf("invalid value for --verbosity: %s (0 to 5)", value)
+		}
+		cl.Verbosity = v
 	default:
 		if _, ok := noEffectOptions[canon]; ok {
 			cl.Unused = append(cl.Unused, arg)

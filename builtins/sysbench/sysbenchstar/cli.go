@@ -3,6 +3,7 @@ package sysbenchstar
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -110,7 +111,14 @@ func (a *command) run(ctx context.Context, args []string) error {
 	conn := &bench.RoundRobin{Connectors: connectors}
 
 	o := &cl.Options
-	if cl.Command != "run" {
+	if cl.Verbosity < 3 {
+		// sysbench's log lines are left out, the scripts' own kept; a
+		// run prints nothing (its results folder has its output).
+		a.Stdout = withoutLogLines{a.Stdout}
+		if cl.Command == "run" {
+			a.Stdout = io.Discard
+		}
+	} else if cl.Command != "run" {
 		printer.Banner() // a run's banner is part of its step output
 	}
 	switch cl.Command {
@@ -153,4 +161,16 @@ func (a *command) runStep(ctx context.Context, cl *sysbench.CommandLine, wl *sys
 	}
 	spec := cli.RunSpec{What: "sysbench", Out: cl.Out, Name: "sysbench-" + name + cli.SegmentSuffix(seg), Plan: "sysbench " + wl.Script.Name, Seed: seed}
 	return a.RunStep(ctx, spec, ep, wl.Step(conn, seed, "starbench "+a.ToolVersion, seg))
+}
+
+// withoutLogLines passes on what a command prints but sysbench's log lines
+// at its default verbosity, which --verbosity below 3 leaves out: the
+// workers' announcement (each a write of its own).
+type withoutLogLines struct{ w io.Writer }
+
+func (l withoutLogLines) Write(p []byte) (int, error) {
+	if string(p) == "Initializing worker threads...\n\n" {
+		return len(p), nil
+	}
+	return l.w.Write(p)
 }
