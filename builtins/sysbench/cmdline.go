@@ -3,6 +3,7 @@ package sysbench
 import (
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -287,8 +288,16 @@ func splitList(s string) []string {
 	return out
 }
 
+// DefaultSocket is the Unix socket libmysqlclient connects "localhost" to
+// when neither --mysql-socket nor MYSQL_UNIX_PORT names one (Debian's).
+const DefaultSocket = "/run/mysqld/mysqld.sock"
+
 // Configs returns one go-sql-driver configuration per endpoint: the hosts
-// and ports lists are combined as sysbench does (each host with each port).
+// and ports lists are combined as sysbench does (each host with each
+// port). As sysbench 1.0.20 does: --mysql-socket, given, is the one
+// endpoint whatever the host; else, as libmysqlclient makes it, the host
+// "localhost" (the default) is the Unix socket $MYSQL_UNIX_PORT or
+// DefaultSocket, without a port, and any other host is TCP.
 func (m MySQLOptions) Configs() []*mysql.Config {
 	base := mysql.NewConfig()
 	base.User, base.Passwd, base.DBName = m.User, m.Password, m.DB
@@ -308,6 +317,12 @@ func (m MySQLOptions) Configs() []*mysql.Config {
 	}
 	var out []*mysql.Config
 	for _, h := range hosts {
+		if h == "localhost" {
+			c := base.Clone()
+			c.Net, c.Addr = "unix", m.socket()
+			out = append(out, c)
+			continue
+		}
 		for _, p := range ports {
 			c := base.Clone()
 			c.Net, c.Addr = "tcp", net.JoinHostPort(h, strconv.Itoa(p))
@@ -315,4 +330,12 @@ func (m MySQLOptions) Configs() []*mysql.Config {
 		}
 	}
 	return out
+}
+
+// socket is the Unix socket "localhost" means.
+func (m MySQLOptions) socket() string {
+	if env := os.Getenv("MYSQL_UNIX_PORT"); env != "" {
+		return env
+	}
+	return DefaultSocket
 }

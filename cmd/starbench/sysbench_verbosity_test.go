@@ -77,3 +77,48 @@ func sortedOutput(s string) []string {
 	slices.Sort(lines)
 	return lines
 }
+
+// Where sysbench 1.0.20 connects: --mysql-socket, given, whatever the host
+// (the port unused); else the host "localhost" (its default) is the Unix
+// socket libmysqlclient makes of it ($MYSQL_UNIX_PORT, or Debian's
+// /run/mysqld/mysqld.sock) and any other host TCP. Each command line does
+// the same with Debian's sysbench.
+func TestSysbenchLocalhostIsTheSocket(t *testing.T) {
+	bin, err := exec.LookPath("sysbench")
+	if err != nil {
+		if sandboxtest.InCI() {
+			t.Fatalf("CI=true and Debian's sysbench is needed: %v", err)
+		}
+		t.Skip("skipping: sysbench is not installed (sudo apt-get install -y sysbench)")
+	}
+	// A user that may come both ways (the sandbox's root has its password
+	// over TCP only).
+	m, _ := serverWith(t, "CREATE USER sb@'localhost' IDENTIFIED BY 'sbpw'", "GRANT ALL ON *.* TO sb@'localhost'",
+		"CREATE USER sb@'127.0.0.1' IDENTIFIED BY 'sbpw'", "GRANT ALL ON *.* TO sb@'127.0.0.1'")
+	_, port, _ := strings.Cut(m.Config().Addr, ":")
+	user := []string{"--mysql-user=sb", "--mysql-password=sbpw", "--mysql-db=sbtest", "--tables=1", "--table-size=10"}
+	both := func(env []string, args ...string) {
+		t.Helper()
+		c := exec.Command(bin, append(append([]string{"oltp_point_select"}, user...), args...)...)
+		c.Env = append(c.Environ(), env...)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("sysbench %v %v: %v\n%s", env, args, err, out)
+		}
+		r := starbench(t, env, append(append([]string{"sysbench", "oltp_point_select"}, user...), args...)...)
+		if r.code != 0 {
+			t.Errorf("starbench sysbench %v %v: exit %d\n%s%s", env, args, r.code, r.stdout, r.stderr)
+		}
+	}
+	c := exec.Command(bin, append(append([]string{"oltp_point_select"}, user...), "--mysql-socket="+m.Socket(), "prepare")...)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("sysbench prepare: %v\n%s", err, out)
+	}
+	both(nil, "--mysql-host=localhost", "--mysql-socket="+m.Socket(), "--mysql-port=1", "--time=1", "run")
+	both(nil, "--mysql-host=127.0.0.1", "--mysql-socket="+m.Socket(), "--mysql-port=1", "--time=1", "run")
+	both([]string{"MYSQL_UNIX_PORT=" + m.Socket()}, "--mysql-port=1", "--time=1", "run")
+	both(nil, "--mysql-host=127.0.0.1", "--mysql-port="+port, "--time=1", "run")
+	r := starbench(t, []string{"MYSQL_UNIX_PORT="}, append(append([]string{"sysbench", "oltp_point_select"}, user...), "--mysql-port="+port, "--time=1", "run")...)
+	if r.code == 0 || !strings.Contains(r.stderr, "unix") {
+		t.Errorf("no host, no socket: exit %d, want a failed connection to the default socket\n%s", r.code, r.stderr)
+	}
+}
