@@ -34,6 +34,9 @@ type CommandLine struct {
 	// report) are not printed, the scripts' own lines (Creating table
 	// ...) are.
 	Verbosity int
+	// DryRun is --mysql-dry-run: nothing is sent to a server, every
+	// statement succeeds at once (bench.DryConnector).
+	DryRun bool
 	// Unused are the options given that sysbench takes and that cannot
 	// change a result here (its debug output, its thread stack size, its
 	// PostgreSQL variant), as given: the command says it leaves them.
@@ -47,7 +50,7 @@ var noEffectOptions = map[string]bool{"debug": true, "db_debug": true, "mysql_de
 
 // notYet are sysbench 1.0.20 options that change what is sent or checked
 // and that starbench does not have yet: refused by name.
-var notYet = map[string]bool{"mysql_dry_run": true, "mysql_ssl": true, "mysql_ssl_cipher": true, "mysql_compression": true,
+var notYet = map[string]bool{"mysql_ssl": true, "mysql_ssl_cipher": true, "mysql_compression": true,
 	"config_file": true, "report_checkpoints": true, "validate": true}
 
 // switches are sysbench's on/off options outside the workload's, which may
@@ -180,6 +183,12 @@ func (p *commandLineParser) setOption(canon, value, arg string) error {
 		cl.MySQL.Password = value
 	case "mysql_db":
 		cl.MySQL.DB = value
+	case "mysql_dry_run":
+		on, err := parseSwitch(value)
+		if err != nil {
+			return fmt.Errorf("invalid value for --mysql-dry-run: %w", err)
+		}
+		cl.DryRun = on
 	case "verbosity":
 		v, err := strconv.Atoi(value)
 		if err != nil || v < 0 || v > 5 {
@@ -338,4 +347,16 @@ func (m MySQLOptions) socket() string {
 		return env
 	}
 	return DefaultSocket
+}
+
+// parseSwitch reads an on/off option's value as sysbench does; given bare
+// (empty), it is on.
+func parseSwitch(value string) (bool, error) {
+	switch strings.ToLower(value) {
+	case "", "on", "true", "yes", "1":
+		return true, nil
+	case "off", "false", "no", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q (want on or off)", value)
 }

@@ -208,6 +208,9 @@ func (e *Env) describe(ctx context.Context, ep *Endpoints) map[string]any {
 	for k, v := range ep.Info {
 		out[k] = v
 	}
+	if ep.Info["dry_run"] == true {
+		return out // nothing was sent to the server: nothing to ask it
+	}
 	c, err := db.Open(ctx, ep.Configs[0])
 	if err != nil {
 		out["error"] = e.Redact(err.Error())

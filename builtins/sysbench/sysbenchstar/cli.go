@@ -99,15 +99,25 @@ func (a *command) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ep, err := a.endpoints(ctx, cl)
-	if err != nil {
-		return err
+	var ep *cli.Endpoints
+	var connectors []bench.Connector
+	if cl.DryRun {
+		if cl.Target != "" {
+			return cli.Usagef("sysbench: --mysql-dry-run sends nothing to a server: leave out --target")
+		}
+		ep = cli.Direct(cl.MySQL.Configs())
+		ep.Info["dry_run"] = true
+		connectors = []bench.Connector{bench.DryConnector{}}
+		fmt.Fprintln(a.Stderr, "note: --mysql-dry-run: nothing is sent to a server; every statement succeeds at once, with no rows (sysbench's dry run)")
+	} else {
+		if ep, err = a.endpoints(ctx, cl); err != nil {
+			return err
+		}
+		for _, c := range ep.Configs {
+			connectors = append(connectors, bench.NewSQLConnector(c, bench.PSMode(cl.Options.PSMode)))
+		}
 	}
 	defer ep.Stop()
-	var connectors []bench.Connector
-	for _, c := range ep.Configs {
-		connectors = append(connectors, bench.NewSQLConnector(c, bench.PSMode(cl.Options.PSMode)))
-	}
 	conn := &bench.RoundRobin{Connectors: connectors}
 
 	o := &cl.Options

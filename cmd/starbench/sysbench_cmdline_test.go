@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -120,5 +122,50 @@ func TestSysbenchLocalhostIsTheSocket(t *testing.T) {
 	r := starbench(t, []string{"MYSQL_UNIX_PORT="}, append(append([]string{"sysbench", "oltp_point_select"}, user...), "--mysql-port="+port, "--time=1", "run")...)
 	if r.code == 0 || !strings.Contains(r.stderr, "unix") {
 		t.Errorf("no host, no socket: exit %d, want a failed connection to the default socket\n%s", r.code, r.stderr)
+	}
+}
+
+// --mysql-dry-run sends nothing, as sysbench's: a cleanup pasted with it
+// leaves the tables, a run on a port where nothing listens completes
+// (measuring the client alone) and its folder says it was a dry run; bare
+// or =on, and given bare before the command it does not swallow it.
+func TestSysbenchDryRunSendsNothing(t *testing.T) {
+	bin, err := exec.LookPath("sysbench")
+	if err != nil {
+		if sandboxtest.InCI() {
+			t.Fatalf("CI=true and Debian's sysbench is needed: %v", err)
+		}
+		t.Skip("skipping: sysbench is not installed (sudo apt-get install -y sysbench)")
+	}
+	m, c := serverWith(t)
+	cfg := m.Config()
+	host, port, _ := strings.Cut(cfg.Addr, ":")
+	args := []string{"oltp_read_write", "--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + cfg.Passwd,
+		"--mysql-db=sbtest", "--tables=2", "--table-size=10"}
+	expect(t, starbench(t, nil, append([]string{"sysbench"}, append(args, "prepare")...)...), 0, "Creating table 'sbtest2'")
+	for _, tool := range []string{"sysbench", "starbench"} {
+		line := append(append([]string{}, args...), "--mysql-dry-run", "cleanup")
+		if tool == "sysbench" {
+			if out, err := exec.Command(bin, line...).CombinedOutput(); err != nil {
+				t.Fatalf("sysbench --mysql-dry-run cleanup: %v\n%s", err, out)
+			}
+		} else {
+			expect(t, starbench(t, nil, append([]string{"sysbench"}, line...)...), 0, "nothing is sent to a server", "Dropping table 'sbtest1'...")
+		}
+		rs, err := c.Query(t.Context(), "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'sbtest'")
+		if err != nil || fmt.Sprint(rs.Rows[0][0]) != "2" {
+			t.Errorf("after %s's dry-run cleanup: %v tables (%v), want the 2 still there", tool, rs, err)
+		}
+	}
+	// Nothing listens on port 1 of 127.0.0.2: both runs complete.
+	noServer := []string{"oltp_read_write", "--mysql-host=127.0.0.2", "--mysql-port=1", "--tables=2", "--table-size=10", "--time=1", "--mysql-dry-run=on", "run"}
+	if out, err := exec.Command(bin, noServer...).CombinedOutput(); err != nil {
+		t.Fatalf("sysbench dry run without a server: %v\n%s", err, out)
+	}
+	out := filepath.Join(t.TempDir(), "dry")
+	expect(t, starbench(t, nil, append([]string{"sysbench", "--out", out}, noServer...)...), 0, "transactions:", "results: "+out+" (completed)")
+	manifest, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if !bytes.Contains(manifest, []byte(`"dry_run": true`)) {
+		t.Errorf("the manifest does not say it was a dry run:\n%s", manifest)
 	}
 }
