@@ -181,13 +181,7 @@ func TestImportBadInputExits2AndWritesNothing(t *testing.T) {
 // source=rerun; compare --by source sets the two side by side and report
 // shows both.
 func TestImportBesideARealRun(t *testing.T) {
-	bin, err := exec.LookPath("sysbench")
-	if err != nil {
-		if sandboxtest.InCI() {
-			t.Fatalf("CI=true and Debian's sysbench is needed: %v", err)
-		}
-		t.Skip("skipping: sysbench is not installed (sudo apt-get install -y sysbench)")
-	}
+	bin := sysbenchBinary(t)
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
 	cfg := m.Config()
 	host, port, _ := strings.Cut(cfg.Addr, ":")

@@ -20,13 +20,7 @@ import (
 // output); starbench's lines are sysbench's, in any order (threads
 // interleave), but for the schema its destructive lines name.
 func TestSysbenchVerbosityAsSysbench(t *testing.T) {
-	bin, err := exec.LookPath("sysbench")
-	if err != nil {
-		if sandboxtest.InCI() {
-			t.Fatalf("CI=true and Debian's sysbench is needed: %v", err)
-		}
-		t.Skip("skipping: sysbench is not installed (sudo apt-get install -y sysbench)")
-	}
+	bin := sysbenchBinary(t)
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
 	cfg := m.Config()
 	host, port, _ := strings.Cut(cfg.Addr, ":")
@@ -86,13 +80,7 @@ func sortedOutput(s string) []string {
 // /run/mysqld/mysqld.sock) and any other host TCP. Each command line does
 // the same with Debian's sysbench.
 func TestSysbenchLocalhostIsTheSocket(t *testing.T) {
-	bin, err := exec.LookPath("sysbench")
-	if err != nil {
-		if sandboxtest.InCI() {
-			t.Fatalf("CI=true and Debian's sysbench is needed: %v", err)
-		}
-		t.Skip("skipping: sysbench is not installed (sudo apt-get install -y sysbench)")
-	}
+	bin := sysbenchBinary(t)
 	// A user that may come both ways (the sandbox's root has its password
 	// over TCP only).
 	m, _ := serverWith(t, "CREATE USER sb@'localhost' IDENTIFIED BY 'sbpw'", "GRANT ALL ON *.* TO sb@'localhost'",
@@ -130,13 +118,7 @@ func TestSysbenchLocalhostIsTheSocket(t *testing.T) {
 // (measuring the client alone) and its folder says it was a dry run; bare
 // or =on, and given bare before the command it does not swallow it.
 func TestSysbenchDryRunSendsNothing(t *testing.T) {
-	bin, err := exec.LookPath("sysbench")
-	if err != nil {
-		if sandboxtest.InCI() {
-			t.Fatalf("CI=true and Debian's sysbench is needed: %v", err)
-		}
-		t.Skip("skipping: sysbench is not installed (sudo apt-get install -y sysbench)")
-	}
+	bin := sysbenchBinary(t)
 	m, c := serverWith(t)
 	cfg := m.Config()
 	host, port, _ := strings.Cut(cfg.Addr, ":")
@@ -168,4 +150,18 @@ func TestSysbenchDryRunSendsNothing(t *testing.T) {
 	if !bytes.Contains(manifest, []byte(`"dry_run": true`)) {
 		t.Errorf("the manifest does not say it was a dry run:\n%s", manifest)
 	}
+}
+
+// sysbenchBinary is Debian's sysbench: a test that needs it fails in CI
+// without it and skips elsewhere, saying what to install.
+func sysbenchBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("sysbench")
+	if err != nil {
+		if sandboxtest.InCI() {
+			t.Fatalf("CI=true and Debian's sysbench is needed: %v", err)
+		}
+		t.Skip("skipping: sysbench is not installed (sudo apt-get install -y sysbench)")
+	}
+	return bin
 }
