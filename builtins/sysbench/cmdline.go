@@ -2,6 +2,7 @@ package sysbench
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
@@ -37,6 +38,9 @@ type CommandLine struct {
 	// DryRun is --mysql-dry-run: nothing is sent to a server, every
 	// statement succeeds at once (bench.DryConnector).
 	DryRun bool
+	// Warnings are what sysbench would warn of reading the command line
+	// (a config file's options it does not take), for the command to say.
+	Warnings []string
 	// Unused are the options given that sysbench takes and that cannot
 	// change a result here (its debug output, its thread stack size, its
 	// PostgreSQL variant), as given: the command says it leaves them.
@@ -51,7 +55,7 @@ var noEffectOptions = map[string]bool{"debug": true, "db_debug": true, "mysql_de
 // notYet are sysbench 1.0.20 options that change what is sent or checked
 // and that starbench does not have yet: refused by name.
 var notYet = map[string]bool{"mysql_ssl": true, "mysql_ssl_cipher": true, "mysql_compression": true,
-	"config_file": true, "report_checkpoints": true, "validate": true}
+	"report_checkpoints": true, "validate": true}
 
 // switches are sysbench's on/off options outside the workload's, which may
 // be given bare (--mysql-dry-run) and then do not take the next argument.
@@ -142,8 +146,60 @@ func (p *commandLineParser) readArgs(args []string) error {
 			i++
 			value = args[i]
 		}
+		if canon == "config_file" {
+			if err := p.readConfigFile(value); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := p.setOption(canon, value, a); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// readConfigFile takes a --config-file's options where the option stands
+// on the command line (options after it win, options before it lose), as
+// sysbench 1.0.20 does: a "name=value" a line (the name as written, spaces
+// included), lines without "=" and "#" lines passed over; the general,
+// random-number and database options (--threads, --time, --mysql-host,
+// ...) taken; a script's options (--tables, --table-size, ...) and
+// unknown names not: sysbench warns that it does not pass them on and
+// runs without them, and so does starbench, saying so.
+func (p *commandLineParser) readConfigFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("--config-file: %w", err)
+	}
+	defer f.Close()
+	const limit = 1 << 20 // a config file is a few lines; /dev/zero is not one
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return fmt.Errorf("--config-file: %w", err)
+	}
+	if len(data) > limit {
+		return fmt.Errorf("--config-file: %s is over 1 MiB: not a config file", path)
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, "\r")
+		name, value, ok := strings.Cut(line, "=")
+		if !ok || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		canon := strings.ReplaceAll(name, "-", "_")
+		where := fmt.Sprintf("%s:%d", path, i+1)
+		opt, known := LookupOption(canon)
+		switch {
+		case known && (opt.Group == "oltp" || opt.Group == "legacy"):
+			p.cl.Warnings = append(p.cl.Warnings, fmt.Sprintf("%s: %s is a script's option: sysbench 1.0.20 does not pass it on from a config file (it warns and runs with the default), nor does starbench; give --%s on the command line",
+				where, name, strings.ReplaceAll(opt.Name, "_", "-")))
+		case known || canon == "verbosity" || strings.HasPrefix(canon, "mysql_") || canon == "db_driver":
+			if err := p.setOption(canon, value, "--"+line+" ("+where+")"); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+		default:
+			p.cl.Warnings = append(p.cl.Warnings, fmt.Sprintf("%s: %q is not an option sysbench takes from a config file: left, as sysbench leaves it", where, name))
 		}
 	}
 	return nil
@@ -284,7 +340,7 @@ func needsValue(canon string) bool {
 	if isSwitch, ok := noEffectOptions[canon]; ok {
 		return !isSwitch
 	}
-	return starbenchOnly[canon] || strings.HasPrefix(canon, "mysql_") || canon == "verbosity"
+	return starbenchOnly[canon] || strings.HasPrefix(canon, "mysql_") || canon == "verbosity" || canon == "config_file"
 }
 
 func splitList(s string) []string {

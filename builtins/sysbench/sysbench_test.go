@@ -74,10 +74,11 @@ func TestCommandLineErrors(t *testing.T) {
 		"oltp_read_write run extra":                   "unexpected arguments",
 		"oltp_read_write run --threads":               "needs a value",
 		// A bare switch does not take the next word (here the command).
-		"oltp_read_write --mysql-compression cleanup":   "--mysql-compression: sysbench's, not supported here yet",
-		"oltp_read_write cleanup --mysql-dry-run=maybe": `invalid value for --mysql-dry-run: "maybe" (want on or off)`,
-		"oltp_read_write run --mysql-ssl=on":            "--mysql-ssl=on: sysbench's, not supported here yet",
-		"oltp_read_write run --config-file=my.cfg":      "--config-file=my.cfg: sysbench's, not supported here yet",
+		"oltp_read_write --mysql-compression cleanup":        "--mysql-compression: sysbench's, not supported here yet",
+		"oltp_read_write cleanup --mysql-dry-run=maybe":      `invalid value for --mysql-dry-run: "maybe" (want on or off)`,
+		"oltp_read_write run --mysql-ssl=on":                 "--mysql-ssl=on: sysbench's, not supported here yet",
+		"oltp_read_write run --config-file=/nonexistent.cfg": "--config-file: open /nonexistent.cfg",
+		"oltp_read_write run --validate":                     "--validate: sysbench's, not supported here yet",
 	} {
 		_, err := sysbench.ParseCommandLine(strings.Fields(line))
 		if err == nil || !strings.Contains(err.Error(), want) {

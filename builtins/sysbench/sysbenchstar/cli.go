@@ -66,6 +66,9 @@ func (a *command) run(ctx context.Context, args []string) error {
 		return cli.Usagef("sysbench: %v\nRun 'starbench sysbench --help' for usage.", err)
 	}
 	a.AddSecrets(cl.MySQL.Password)
+	for _, w := range cl.Warnings {
+		fmt.Fprintf(a.Stderr, "warning: %s\n", w)
+	}
 	if len(cl.Unused) > 0 {
 		fmt.Fprintf(a.Stderr, "note: %s: sysbench's, without effect on what starbench sends or measures; left\n", strings.Join(cl.Unused, " "))
 	}
