@@ -57,9 +57,10 @@ var noEffectOptions = map[string]bool{"debug": true, "db_debug": true, "mysql_de
 var notYet = map[string]bool{"mysql_ssl": true, "mysql_ssl_cipher": true, "mysql_compression": true,
 	"report_checkpoints": true, "validate": true}
 
-// switches are sysbench's on/off options outside the workload's, which may
-// be given bare (--mysql-dry-run) and then do not take the next argument.
-var switches = map[string]bool{"debug": true, "db_debug": true, "mysql_debug": true, "mysql_dry_run": true, "mysql_compression": true}
+// switches are sysbench's on/off options outside the workload's and
+// noEffectOptions (which say their own), which may be given bare
+// (--mysql-dry-run) and then do not take the next argument.
+var switches = map[string]bool{"mysql_dry_run": true, "mysql_compression": true}
 
 // MySQLOptions are sysbench's --mysql-* connection options.
 type MySQLOptions struct {

@@ -107,7 +107,7 @@ func WriteCSVFiles(ctx context.Context, o CSVOptions, out io.Writer) (*CSVResult
 	start := time.Now()
 	gen := NewGenerator(o.Seed, o.LoadTime)
 	res := &CSVResult{Rows: map[string]int64{}, LoadTime: o.LoadTime.Format(time.DateTime)}
-	var mu sync.Mutex // res and out
+	var mu sync.Mutex // res and firstErr, which the threads fill
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var firstErr error // the first cause: a failure cancels the other threads
@@ -256,35 +256,33 @@ func (c countingWriter) Write(p []byte) (int, error) {
 // CreateEmptyTables creates go-tpc's nine tables (parts partitions each)
 // in conn's database where they are missing, keeping those that exist, as
 // go-tpc's CSV output does before it writes the files (CREATE TABLE IF
-// NOT EXISTS). It returns the tables made and kept, qualified.
-func CreateEmptyTables(ctx context.Context, conn bench.Connector, parts int, out io.Writer) (created, kept []string, err error) {
+// NOT EXISTS), saying of each which it did.
+func CreateEmptyTables(ctx context.Context, conn bench.Connector, parts int, out io.Writer) error {
 	s, err := conn.Connect(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect: %w", err)
+		return fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
 	schemaName := bench.SchemaOf(conn)
 	existing, err := existingLoadTables(ctx, s, GoTPCLayout)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	schema := Schema{Parts: parts, Layout: GoTPCLayout}
 	for _, t := range Tables {
 		name := bench.Qualified(schemaName, t)
 		if slices.Contains(existing, t) {
 			fmt.Fprintf(out, "Table '%s' exists: kept as it is\n", name)
-			kept = append(kept, name)
 			continue
 		}
 		ddl, err := schema.CreateTableSQL(t)
 		if err != nil {
-			return created, kept, err
+			return err
 		}
 		fmt.Fprintf(out, "Creating table '%s' (empty: the rows go to the files)...\n", name)
 		if _, err := s.Exec(ctx, ddl); err != nil {
-			return created, kept, fmt.Errorf("create %s: %w", name, err)
+			return fmt.Errorf("create %s: %w", name, err)
 		}
-		created = append(created, name)
 	}
-	return created, kept, nil
+	return nil
 }

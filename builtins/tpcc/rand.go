@@ -34,7 +34,7 @@ func RunConstants(load Constants, seed uint64) Constants {
 	r := rand.New(rand.NewPCG(seed, 0x7275_6e43)) // "runC"
 	var deltas []int
 	for d := 65; d <= 119; d++ {
-		if d != 96 && d != 112 {
+		if ValidCLastDelta(0, d) {
 			deltas = append(deltas, d)
 		}
 	}

@@ -62,16 +62,13 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 			}
 			fmt.Fprintf(w, "TPC-C: %d warehouses, %s, seed %d (starbench, Go workload engine; go-tpc v1.0.7's statements)\n",
 				warehouses, threads, o.Seed)
-			if err := VerifyLoaded(ctx, conn, wl.opts.Layout, warehouses); err != nil {
+			kept, err := verifyLoaded(ctx, conn, wl.opts.Layout, warehouses)
+			if err != nil {
 				return nil, err
 			}
 			load, from := wl.opts.Constants, "the seed"
-			if wl.opts.Layout == BenchmarkSQLLayout {
-				c, err := readBenchmarkSQLConstants(ctx, conn)
-				if err != nil {
-					return nil, err
-				}
-				load, from = c, BenchmarkSQLConfig
+			if kept != nil {
+				load, from = *kept, BenchmarkSQLConfig
 			}
 			run := RunConstants(load, uint64(o.Seed))
 			wl.run = &run
@@ -115,27 +112,37 @@ func (e *NotLoadedError) Error() string { return e.Reason }
 // tables, or on fewer warehouses would only fail transaction after
 // transaction. Its complaints are *NotLoadedError.
 func VerifyLoaded(ctx context.Context, conn bench.Connector, layout Layout, warehouses int) error {
+	_, err := verifyLoaded(ctx, conn, layout, warehouses)
+	return err
+}
+
+// verifyLoaded is VerifyLoaded, returning the load's C constants where
+// the tables keep them (BenchmarkSQL's bmsql_config; nil for go-tpc's).
+func verifyLoaded(ctx context.Context, conn bench.Connector, layout Layout, warehouses int) (*Constants, error) {
 	s, err := conn.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("connect: %w", err)
+		return nil, fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
 	if err := verifyLayout(ctx, s, bench.SchemaOf(conn), layout); err != nil {
-		return err
+		return nil, err
 	}
 	row, err := queryInts(ctx, s, "SELECT COUNT(*), COALESCE(MAX(w_id), 0) FROM "+layout.Table(Warehouse))
 	if err != nil {
-		return fmt.Errorf("count the warehouses: %w", err)
+		return nil, fmt.Errorf("count the warehouses: %w", err)
 	}
 	if count, maxID := row[0], row[1]; count < int64(warehouses) || maxID < int64(warehouses) {
-		return &NotLoadedError{fmt.Sprintf("the database holds %d warehouses (up to w_id %d), the run was told of %d: prepare %d, or run with warehouses=%d",
+		return nil, &NotLoadedError{fmt.Sprintf("the database holds %d warehouses (up to w_id %d), the run was told of %d: prepare %d, or run with warehouses=%d",
 			count, maxID, warehouses, warehouses, count)}
 	}
-	if layout == BenchmarkSQLLayout {
-		_, err := benchmarkSQLConstants(ctx, s)
-		return err
+	if layout != BenchmarkSQLLayout {
+		return nil, nil
 	}
-	return nil
+	c, err := benchmarkSQLConstants(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
 }
 
 // verifyLayout compares the columns of the nine tables in the session's
@@ -189,17 +196,8 @@ func compareLayout(have map[string][]string, schema string, layout Layout) error
 	return nil
 }
 
-// readBenchmarkSQLConstants reads the load's C constants from
-// bmsql_config, where BenchmarkSQL's loader (and starbench's) keeps them.
-func readBenchmarkSQLConstants(ctx context.Context, conn bench.Connector) (Constants, error) {
-	s, err := conn.Connect(ctx)
-	if err != nil {
-		return Constants{}, fmt.Errorf("connect: %w", err)
-	}
-	defer s.Close()
-	return benchmarkSQLConstants(ctx, s)
-}
-
+// benchmarkSQLConstants reads the load's C constants from bmsql_config,
+// where BenchmarkSQL's loader (and starbench's) keeps them.
 func benchmarkSQLConstants(ctx context.Context, s bench.Session) (Constants, error) {
 	row, err := queryInts(ctx, s, "SELECT "+
 		"MAX(CASE cfg_name WHEN 'nURandCLast' THEN cfg_value END), MAX(CASE cfg_name WHEN 'nURandCC_ID' THEN cfg_value END), "+

@@ -279,8 +279,7 @@ func (a *command) createEmptyTables(ctx context.Context, cl *tpcc.CommandLine, c
 		return nil
 	}
 	probe.Close()
-	_, _, err = tpcc.CreateEmptyTables(ctx, conn, cl.Parts, a.Stdout)
-	return err
+	return tpcc.CreateEmptyTables(ctx, conn, cl.Parts, a.Stdout)
 }
 
 // createDatabase makes cfg's database, which the server said is unknown.
