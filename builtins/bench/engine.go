@@ -28,6 +28,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -113,6 +114,13 @@ type Options struct {
 	// Started, when set, is called once every worker is connected and has
 	// prepared its statements, just before the load (or warmup) starts.
 	Started func()
+	// Checkpoints are times since counting began (sysbench's
+	// --report-checkpoints), in order: at the first interval's end at or
+	// after each, Checkpoint is called with the statistics of the time
+	// since the previous checkpoint, and the run's Result keeps the time
+	// after the last in SinceCheckpoint. The run's own totals are whole.
+	Checkpoints []time.Duration
+	Checkpoint  func(*Result)
 	// ThreadIDs are the workers' thread ids, when the run is one segment
 	// of a larger load (Segment.ThreadIDs); nil means 0..Threads-1. A
 	// worker's id and seed (WorkerSeed(Seed, id)) are its id's.
@@ -136,6 +144,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("warmup must not be negative")
 	case o.Rate < 0:
 		return fmt.Errorf("rate must not be negative")
+	case !slices.IsSorted(o.Checkpoints) || len(o.Checkpoints) > 0 && o.Checkpoints[0] < 0:
+		return fmt.Errorf("checkpoints must be in order and not negative")
 	case o.ThreadIDs != nil && len(o.ThreadIDs) != o.Threads:
 		return fmt.Errorf("%d thread ids for %d threads", len(o.ThreadIDs), o.Threads)
 	}
@@ -221,6 +231,13 @@ type Result struct {
 	Interval   time.Duration // statistics interval
 	Stopped    string        // "time", "events", "interrupted"
 	Kinds      []KindResult  // a Kinded workload's events by kind
+	// Since is when the statistics of a checkpoint's Result begin
+	// (Options.Checkpoints): its counts, latencies and threads are those
+	// of Since..Elapsed. 0 for a whole run.
+	Since time.Duration
+	// SinceCheckpoint is the time after the last checkpoint, when one was
+	// taken (see Options.Checkpoints); nil otherwise.
+	SinceCheckpoint *Result
 }
 
 // Summary reduces the latencies to milliseconds and the percentiles asked for.
@@ -389,6 +406,10 @@ func (e *engine) run() (*Result, error) {
 	measure := func() {
 		if opts.Time > 0 {
 			t := time.AfterFunc(opts.Time, func() { e.halt("time") })
+			context.AfterFunc(e.runCtx, func() { t.Stop() })
+		}
+		for _, cp := range opts.Checkpoints {
+			t := time.AfterFunc(cp, e.tick.checkpoint)
 			context.AfterFunc(e.runCtx, func() { t.Stop() })
 		}
 	}
@@ -734,10 +755,35 @@ type ticker struct {
 	lastEnd   time.Duration
 	done      chan struct{}
 	dropped   atomic.Int64
+	ck        checkpointWindow // with Options.Checkpoints
+	pending   *Interval        // the first piece of an interval a checkpoint split
+	finished  bool             // the final interval is taken: no more checkpoints
+}
+
+// checkpointWindow is what the ticker keeps of the time since the last
+// checkpoint (Options.Checkpoints).
+type checkpointWindow struct {
+	taken   bool          // a checkpoint was reported
+	start   time.Duration // the window's start
+	base    Counts        // the totals at its start
+	latency *hdr.Histogram
+	threads []ThreadStats   // each worker's events and busy time at its start
+	sums    []time.Duration // each worker's latency sum at its start
+}
+
+func (w *checkpointWindow) reset(workers int) {
+	w.taken, w.start, w.base = false, 0, Counts{}
+	w.latency = NewHistogram()
+	w.threads = make([]ThreadStats, workers)
+	w.sums = make([]time.Duration, workers)
 }
 
 func newTicker(res *Result, workers []*worker, opts Options, sinks []Sink) *ticker {
-	return &ticker{res: res, workers: workers, opts: opts, sinks: sinks, done: make(chan struct{})}
+	t := &ticker{res: res, workers: workers, opts: opts, sinks: sinks, done: make(chan struct{})}
+	if len(opts.Checkpoints) > 0 {
+		t.ck.reset(len(workers))
+	}
+	return t
 }
 
 func (t *ticker) begin(start time.Time) {
@@ -758,7 +804,10 @@ func (t *ticker) reset(now time.Time) {
 	t.res.Service.Reset()
 	t.res.Intervals = nil
 	t.res.StartTime = now
-	t.start, t.last, t.lastKinds, t.lastEnd = now, Counts{}, nil, 0
+	t.start, t.last, t.lastKinds, t.lastEnd, t.pending = now, Counts{}, nil, 0, nil
+	if len(t.opts.Checkpoints) > 0 {
+		t.ck.reset(len(t.workers))
+	}
 	for i := range t.res.Kinds {
 		t.res.Kinds[i].Latency.Reset()
 	}
@@ -794,14 +843,43 @@ func (t *ticker) collectFinal(end time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := end.Sub(t.start)
-	whole := now-t.lastEnd >= t.opts.Interval-t.opts.Interval/100
+	start := t.lastEnd
+	if t.pending != nil {
+		start = t.pending.Start
+	}
+	whole := now-start >= t.opts.Interval-t.opts.Interval/100
 	t.collectLocked(now, whole, 0, 0)
+	t.finished = true
 	return now
 }
 
 func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) {
-	if now <= t.lastEnd {
+	iv := t.drain(now)
+	if p := t.pending; p != nil { // a checkpoint split this interval
+		t.pending = nil
+		if iv != nil {
+			p.add(iv)
+		}
+		iv = p
+	}
+	if iv == nil {
 		return
+	}
+	iv.Partial, iv.Queue, iv.Busy = !report, queue, busy
+	t.res.Intervals = append(t.res.Intervals, iv)
+	if report {
+		for _, s := range t.sinks {
+			s.Interval(iv)
+		}
+	}
+}
+
+// drain takes what the workers did since the last drain, up to now, as a
+// piece of an interval, adding it to the run's totals (and the checkpoint
+// window's). nil when no time has passed.
+func (t *ticker) drain(now time.Duration) *Interval {
+	if now <= t.lastEnd {
+		return nil
 	}
 	h := NewHistogram()
 	var svc *hdr.Histogram // service times: open loop only
@@ -823,8 +901,7 @@ func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) 
 		total.Errors += c.Errors
 		total.Reconnects += c.Reconnects
 	}
-	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h,
-		Service: svc, Partial: !report, Queue: queue, Busy: busy}
+	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h, Service: svc}
 	for i := range kinds {
 		var last KindCounts
 		if i < len(t.lastKinds) {
@@ -841,17 +918,93 @@ func (t *ticker) collectLocked(now time.Duration, report bool, queue, busy int) 
 	if svc != nil {
 		t.res.Service.Merge(svc)
 	}
-	t.res.Intervals = append(t.res.Intervals, iv)
-	if report {
-		for _, s := range t.sinks {
-			s.Interval(iv)
+	if t.ck.latency != nil {
+		t.ck.latency.Merge(h)
+	}
+	return iv
+}
+
+// add merges the next piece of the same interval into iv.
+func (iv *Interval) add(next *Interval) {
+	iv.End = next.End
+	c := &iv.Counts
+	c.Events += next.Counts.Events
+	c.Reads += next.Counts.Reads
+	c.Writes += next.Counts.Writes
+	c.Others += next.Counts.Others
+	c.Errors += next.Counts.Errors
+	c.Reconnects += next.Counts.Reconnects
+	iv.Latency.Merge(next.Latency)
+	if iv.Service != nil && next.Service != nil {
+		iv.Service.Merge(next.Service)
+	}
+	for i := range iv.Kinds {
+		if i < len(next.Kinds) {
+			iv.Kinds[i].Events += next.Kinds[i].Events
+			iv.Kinds[i].Errors += next.Kinds[i].Errors
+			iv.Kinds[i].Latency.Merge(next.Kinds[i].Latency)
 		}
 	}
+}
+
+// checkpoint reports the checkpoint window up to now and starts the next
+// (Options.Checkpoints). The statistics interval it falls in is drained
+// in two pieces, reported as one at its end.
+func (t *ticker) checkpoint() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.measuring || t.finished {
+		return
+	}
+	now := time.Since(t.start)
+	if iv := t.drain(now); iv != nil {
+		if t.pending == nil {
+			t.pending = iv
+		} else {
+			t.pending.add(iv)
+		}
+	}
+	ck := &t.ck
+	w := t.window(now)
+	ck.taken, ck.start, ck.base = true, now, t.last
+	ck.latency = NewHistogram()
+	for i, wk := range t.workers {
+		wk.stats.mu.Lock()
+		ck.threads[i] = ThreadStats{Events: wk.stats.events, Busy: wk.stats.busy}
+		ck.sums[i] = wk.stats.sumLat
+		wk.stats.mu.Unlock()
+	}
+	if t.opts.Checkpoint != nil {
+		t.opts.Checkpoint(w)
+	}
+}
+
+// window is the statistics of the checkpoint window up to now: counts,
+// latencies (min and max to the histogram's precision; the sum exact)
+// and each thread's share.
+func (t *ticker) window(now time.Duration) *Result {
+	ck := &t.ck
+	w := &Result{Meta: t.res.Meta, Threads: t.res.Threads, Elapsed: now, Since: ck.start, Counts: t.last.minus(ck.base),
+		Latency: ck.latency, StartTime: t.res.StartTime, Interval: t.opts.Interval}
+	if w.Counts.Events > 0 {
+		w.MinLatency = time.Duration(ck.latency.Min()) * time.Microsecond
+		w.MaxLatency = time.Duration(ck.latency.Max()) * time.Microsecond
+	}
+	for i, wk := range t.workers {
+		wk.stats.mu.Lock()
+		w.PerThread = append(w.PerThread, ThreadStats{Events: wk.stats.events - ck.threads[i].Events, Busy: wk.stats.busy - ck.threads[i].Busy})
+		w.SumLatency += wk.stats.sumLat - ck.sums[i]
+		wk.stats.mu.Unlock()
+	}
+	return w
 }
 
 // finish fills the totals from the workers once they have stopped.
 func (t *ticker) finish() {
 	r := t.res
+	if t.ck.taken {
+		r.SinceCheckpoint = t.window(t.lastEnd)
+	}
 	r.Counts = t.last
 	for i := range r.Kinds {
 		if i < len(t.lastKinds) {

@@ -43,6 +43,61 @@ func TestEventLimitIsExact(t *testing.T) {
 	}
 }
 
+// Checkpoints between interval ends: each reports the time since the
+// previous one, and with the time after the last they add up to the run;
+// the intervals stay whole (a checkpoint splits one, reported as one).
+func TestCheckpoints(t *testing.T) {
+	var windows []*bench.Result
+	res, err := bench.Run(context.Background(), &benchtest.QueryWorkload{Query: "DO 1"}, connector(t),
+		bench.Options{Threads: 2, Time: 2 * time.Second, Interval: time.Second,
+			Checkpoints: []time.Duration{700 * time.Millisecond, 1300 * time.Millisecond},
+			Checkpoint:  func(r *bench.Result) { windows = append(windows, r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(windows) != 2 || res.SinceCheckpoint == nil {
+		t.Fatalf("%d checkpoints, after the last %v", len(windows), res.SinceCheckpoint)
+	}
+	all := append(windows, res.SinceCheckpoint)
+	var events, perThread int64
+	var latencies int64
+	since := time.Duration(0)
+	for i, w := range all {
+		if w.Since != since || w.Elapsed <= w.Since || w.Counts.Events == 0 {
+			t.Errorf("window %d: %v..%v, %d events", i, w.Since, w.Elapsed, w.Counts.Events)
+		}
+		since = w.Elapsed
+		events += w.Counts.Events
+		latencies += w.Latency.TotalCount()
+		for _, th := range w.PerThread {
+			perThread += th.Events
+		}
+		if w.MinLatency <= 0 || w.MaxLatency < w.MinLatency || w.SumLatency <= 0 {
+			t.Errorf("window %d latencies: min %v max %v sum %v", i, w.MinLatency, w.MaxLatency, w.SumLatency)
+		}
+	}
+	if windows[0].Elapsed < 700*time.Millisecond || windows[0].Elapsed > 900*time.Millisecond || windows[1].Elapsed < 1300*time.Millisecond {
+		t.Errorf("checkpoints at %v and %v", windows[0].Elapsed, windows[1].Elapsed)
+	}
+	if events != res.Counts.Events || perThread != events || latencies != res.Latency.TotalCount() {
+		t.Errorf("windows: %d events (%d by thread, %d latencies), the run %d (%d latencies)", events, perThread, latencies, res.Counts.Events, res.Latency.TotalCount())
+	}
+	var ivEvents int64
+	whole := 0
+	for _, iv := range res.Intervals {
+		ivEvents += iv.Counts.Events
+		if !iv.Partial {
+			whole++
+			if iv.End < time.Duration(whole)*time.Second {
+				t.Errorf("interval %d ends at %v: split by a checkpoint", whole, iv.End)
+			}
+		}
+	}
+	if whole != 2 || ivEvents != res.Counts.Events {
+		t.Errorf("%d whole intervals, with %d events of %d", whole, ivEvents, res.Counts.Events)
+	}
+}
+
 func TestTimeLimitAndIntervals(t *testing.T) {
 	var lines []string
 	sink := bench.SinkFunc(func(iv *bench.Interval) {

@@ -5,11 +5,14 @@ import (
 	"io"
 	"net"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/starbench/starbench/builtins/db"
 )
 
 // Commands a sysbench command line may name.
@@ -45,22 +48,32 @@ type CommandLine struct {
 	// change a result here (its debug output, its thread stack size, its
 	// PostgreSQL variant), as given: the command says it leaves them.
 	Unused []string
+	// Checkpoints are --report-checkpoints' seconds, in order: at each, a
+	// run prints sysbench's full report of the time since the previous
+	// one and starts counting again.
+	Checkpoints []int
+	// Validate is --validate: sysbench 1.0.20's OLTP scripts check
+	// nothing more with it (only its fileio test does); a run says it is
+	// on, as sysbench does.
+	Validate bool
 }
+
+// generalOptions are sysbench's general options that are not workload
+// options here (a config file may hold them).
+var generalOptions = map[string]bool{"verbosity": true, "db_driver": true, "report_checkpoints": true, "validate": true}
+
+// maxCheckpoints is how many --report-checkpoints sysbench takes.
+const maxCheckpoints = 256
 
 // noEffectOptions are sysbench 1.0.20 options starbench accepts and leaves,
 // as none changes what is sent or measured; true: a switch (on/off, or
 // given bare).
 var noEffectOptions = map[string]bool{"debug": true, "db_debug": true, "mysql_debug": true, "thread_stack_size": false, "pgsql_variant": false}
 
-// notYet are sysbench 1.0.20 options that change what is sent or checked
-// and that starbench does not have yet: refused by name.
-var notYet = map[string]bool{"mysql_ssl": true, "mysql_ssl_cipher": true, "mysql_compression": true,
-	"report_checkpoints": true, "validate": true}
-
 // switches are sysbench's on/off options outside the workload's and
 // noEffectOptions (which say their own), which may be given bare
 // (--mysql-dry-run) and then do not take the next argument.
-var switches = map[string]bool{"mysql_dry_run": true, "mysql_compression": true}
+var switches = map[string]bool{"mysql_dry_run": true, "mysql_compression": true, "mysql_ssl": true, "validate": true}
 
 // MySQLOptions are sysbench's --mysql-* connection options.
 type MySQLOptions struct {
@@ -71,7 +84,28 @@ type MySQLOptions struct {
 	Password string
 	DB       string
 	Given    bool // any --mysql-host/port/socket given
+	// SSL is --mysql-ssl as given ("" when not): on and off as sysbench
+	// 1.0.20 takes them, or a mode as later sysbench and MySQL's clients
+	// name them (REQUIRED, VERIFY_CA, ...); TLS is what it asks for, with
+	// --mysql-ssl-ca/-cert/-key and --mysql-ssl-cipher.
+	SSL string
+	TLS db.TLSOptions
+	// SSLOn is --mysql-ssl=on (or bare), sysbench 1.0.20's: TLS set up
+	// with its files (see setUpTLS).
+	SSLOn bool
+	// Compression is --mysql-compression: the protocol's zlib compression.
+	Compression bool
+	tls         *db.TLSSetup // set up by ParseCommandLine from SSL and TLS
 }
+
+// sysbench 1.0.20's --mysql-ssl=on takes these files from the current
+// directory (what libmariadb then does with them: the CA checks the
+// server's chain, not its name).
+const (
+	ssl1020CA   = "cacert.pem"
+	ssl1020Cert = "client-cert.pem"
+	ssl1020Key  = "client-key.pem"
+)
 
 // starbenchOnly are options starbench adds to sysbench's.
 var starbenchOnly = map[string]bool{"profile": true, "target": true, "out": true, "if_exists": true, "load_method": true, "segment": true}
@@ -104,7 +138,75 @@ func ParseCommandLine(args []string) (*CommandLine, error) {
 	if err := cl.Options.Validate(); err != nil {
 		return nil, err
 	}
+	if !cl.DryRun { // a dry run connects to nothing: no files to read
+		if err := cl.setUpTLS(); err != nil {
+			return nil, err
+		}
+	}
 	return cl, nil
+}
+
+// setUpTLS reads what --mysql-ssl and its files ask for. "on" is sysbench
+// 1.0.20's: the CA and client certificate files in the current directory,
+// unless --mysql-ssl-ca/-cert/-key name others, the server's chain
+// checked (VERIFY_CA), as Debian's sysbench (libmariadb) does; "off" or a
+// mode as MySQL's clients name it otherwise.
+func (cl *CommandLine) setUpTLS() error {
+	m := &cl.MySQL
+	if m.SSL == "" || m.TLS.Mode == db.TLSDisabled {
+		for name, v := range map[string]string{"mysql-ssl-cipher": m.TLS.Ciphers, "mysql-ssl-ca": m.TLS.CA, "mysql-ssl-cert": m.TLS.Cert, "mysql-ssl-key": m.TLS.Key} {
+			if v != "" {
+				cl.Unused = append(cl.Unused, fmt.Sprintf("--%s=%s (without --mysql-ssl nothing is encrypted)", name, v))
+			}
+		}
+		m.tls, _ = db.NewTLSSetup(db.TLSOptions{})
+		return nil
+	}
+	if on, err := parseSwitch(m.SSL); err == nil && on {
+		var missing []string
+		type file struct {
+			given *string
+			name  string
+		}
+		for _, f := range []file{{&m.TLS.CA, ssl1020CA}, {&m.TLS.Cert, ssl1020Cert}, {&m.TLS.Key, ssl1020Key}} {
+			if *f.given != "" {
+				continue
+			}
+			if _, err := os.Stat(f.name); err != nil {
+				missing = append(missing, f.name)
+			}
+			*f.given = f.name
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("--mysql-ssl=on is sysbench 1.0.20's: it takes %s, %s and %s from the current directory, and this one has no %s (sysbench fails the same way, error 2026); give --mysql-ssl=REQUIRED to encrypt without checking the server, or VERIFY_CA or VERIFY_IDENTITY with --mysql-ssl-ca=FILE",
+				ssl1020CA, ssl1020Cert, ssl1020Key, strings.Join(missing, ", "))
+		}
+		m.TLS.Mode, m.SSLOn = db.TLSVerifyCA, true
+	}
+	setup, err := db.NewTLSSetup(m.TLS)
+	if err != nil {
+		return fmt.Errorf("--mysql-ssl=%s: %w", m.SSL, err)
+	}
+	m.tls = setup
+	return nil
+}
+
+// parseCheckpoints reads --report-checkpoints as sysbench does: a list of
+// whole seconds since the run's start, sorted; at most maxCheckpoints.
+func parseCheckpoints(value string) ([]int, error) {
+	var out []int
+	for _, v := range splitList(value) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("invalid value for --report-checkpoints: %q (whole seconds from the run's start, e.g. 10,60)", v)
+		}
+		out = append(out, n)
+	}
+	if len(out) > maxCheckpoints {
+		return nil, fmt.Errorf("too many checkpoints in --report-checkpoints (up to %d can be defined)", maxCheckpoints)
+	}
+	sort.Ints(out)
+	return out, nil
 }
 
 // commandLineParser is a command line being read: what is known at once
@@ -195,7 +297,7 @@ func (p *commandLineParser) readConfigFile(path string) error {
 		case known && (opt.Group == "oltp" || opt.Group == "legacy"):
 			p.cl.Warnings = append(p.cl.Warnings, fmt.Sprintf("%s: %s is a script's option: sysbench 1.0.20 does not pass it on from a config file (it warns and runs with the default), nor does starbench; give --%s on the command line",
 				where, name, strings.ReplaceAll(opt.Name, "_", "-")))
-		case known || canon == "verbosity" || strings.HasPrefix(canon, "mysql_") || canon == "db_driver":
+		case known || generalOptions[canon] || strings.HasPrefix(canon, "mysql_"):
 			if err := p.setOption(canon, value, "--"+line+" ("+where+")"); err != nil {
 				return fmt.Errorf("%s: %w", where, err)
 			}
@@ -246,6 +348,48 @@ func (p *commandLineParser) setOption(canon, value, arg string) error {
 			return fmt.Errorf("invalid value for --mysql-dry-run: %w", err)
 		}
 		cl.DryRun = on
+	case "mysql_ssl":
+		if on, err := parseSwitch(value); err == nil {
+			cl.MySQL.SSL, cl.MySQL.TLS.Mode = value, db.TLSRequired
+			if !on {
+				cl.MySQL.TLS.Mode = db.TLSDisabled
+			}
+			if value == "" {
+				cl.MySQL.SSL = "on"
+			}
+			return nil
+		}
+		mode, err := db.ParseTLSMode(value)
+		if err != nil {
+			return fmt.Errorf("invalid value for --mysql-ssl: %q (on or off as sysbench 1.0.20 takes it, or DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY)", value)
+		}
+		cl.MySQL.SSL, cl.MySQL.TLS.Mode = value, mode
+	case "mysql_ssl_cipher":
+		cl.MySQL.TLS.Ciphers = value
+	case "mysql_ssl_ca":
+		cl.MySQL.TLS.CA = value
+	case "mysql_ssl_cert":
+		cl.MySQL.TLS.Cert = value
+	case "mysql_ssl_key":
+		cl.MySQL.TLS.Key = value
+	case "mysql_compression":
+		on, err := parseSwitch(value)
+		if err != nil {
+			return fmt.Errorf("invalid value for --mysql-compression: %w", err)
+		}
+		cl.MySQL.Compression = on
+	case "report_checkpoints":
+		cps, err := parseCheckpoints(value)
+		if err != nil {
+			return err
+		}
+		cl.Checkpoints = cps
+	case "validate":
+		on, err := parseSwitch(value)
+		if err != nil {
+			return fmt.Errorf("invalid value for --validate: %w", err)
+		}
+		cl.Validate = on
 	case "verbosity":
 		v, err := strconv.Atoi(value)
 		if err != nil || v < 0 || v > 5 {
@@ -256,9 +400,6 @@ func (p *commandLineParser) setOption(canon, value, arg string) error {
 		if _, ok := noEffectOptions[canon]; ok {
 			cl.Unused = append(cl.Unused, arg)
 			return nil
-		}
-		if notYet[canon] {
-			return fmt.Errorf("%s: sysbench's, not supported here yet: it changes what is sent or checked, so starbench refuses it rather than leave it", arg)
 		}
 		if _, ok := LookupOption(canon); !ok {
 			return fmt.Errorf("invalid option: %s", arg)
@@ -341,7 +482,7 @@ func needsValue(canon string) bool {
 	if isSwitch, ok := noEffectOptions[canon]; ok {
 		return !isSwitch
 	}
-	return starbenchOnly[canon] || strings.HasPrefix(canon, "mysql_") || canon == "verbosity" || canon == "config_file"
+	return starbenchOnly[canon] || generalOptions[canon] || strings.HasPrefix(canon, "mysql_") || canon == "config_file"
 }
 
 func splitList(s string) []string {
@@ -368,10 +509,13 @@ func (m MySQLOptions) Configs() []*mysql.Config {
 	base := mysql.NewConfig()
 	base.User, base.Passwd, base.DBName = m.User, m.Password, m.DB
 	base.Timeout = 10 * time.Second
+	if m.Compression {
+		_ = base.Apply(mysql.EnableCompression(true)) // the option cannot fail
+	}
 	if m.Socket != "" {
 		c := base.Clone()
 		c.Net, c.Addr = "unix", m.Socket
-		return []*mysql.Config{c}
+		return m.withTLS([]*mysql.Config{c})
 	}
 	hosts := m.Hosts
 	if len(hosts) == 0 {
@@ -395,7 +539,17 @@ func (m MySQLOptions) Configs() []*mysql.Config {
 			out = append(out, c)
 		}
 	}
-	return out
+	return m.withTLS(out)
+}
+
+// withTLS sets each config up for the TLS the options ask for.
+func (m MySQLOptions) withTLS(cfgs []*mysql.Config) []*mysql.Config {
+	if m.tls != nil {
+		for _, c := range cfgs {
+			m.tls.Apply(c)
+		}
+	}
+	return cfgs
 }
 
 // socket is the Unix socket "localhost" means.

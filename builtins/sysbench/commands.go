@@ -369,7 +369,7 @@ func (wl *Workload) Step(conn bench.Connector, seed int64, toolLabel string, seg
 	o := &wl.Options
 	return bench.Step{
 		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
-			p := &Printer{W: w, Opts: o, ToolLabel: toolLabel, Segment: seg}
+			p := &Printer{W: w, Opts: o, ToolLabel: toolLabel, Segment: seg, Checkpoints: wl.Checkpoints, Validate: wl.Validate}
 			p.Banner()
 			return Run(ctx, conn, wl, RunOptions{Seed: seed, Printer: p, Sinks: sinks, Segment: seg})
 		},
@@ -411,6 +411,10 @@ func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions)
 	if ro.Printer != nil {
 		ro.Printer.RunHeader(seed)
 		bo.Started = ro.Printer.ThreadsStarted
+		for _, c := range wl.Checkpoints {
+			bo.Checkpoints = append(bo.Checkpoints, time.Duration(c)*time.Second)
+		}
+		bo.Checkpoint = ro.Printer.Checkpoint
 	}
 	res, err := bench.Run(ctx, wl, conn, bo, sinks...)
 	if res != nil && ro.Printer != nil {

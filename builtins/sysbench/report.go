@@ -21,6 +21,10 @@ type Printer struct {
 	Opts      *Options
 	ToolLabel string        // e.g. "starbench v0.1"
 	Segment   bench.Segment // the slice of the load run, when not the whole
+	// Checkpoints (--report-checkpoints, seconds) and Validate
+	// (--validate) are named in the run header, as sysbench names them.
+	Checkpoints []int
+	Validate    bool
 }
 
 // versionLine is the first line sysbench prints.
@@ -57,6 +61,16 @@ func (p *Printer) RunHeader(seed int64) {
 	}
 	if o.ReportInterval > 0 {
 		fmt.Fprintf(p.W, "Report intermediate results every %d second(s)\n", o.ReportInterval)
+	}
+	if len(p.Checkpoints) > 0 {
+		secs := make([]string, len(p.Checkpoints))
+		for i, c := range p.Checkpoints {
+			secs[i] = strconv.Itoa(c)
+		}
+		fmt.Fprintf(p.W, "Report checkpoint(s) at %s seconds\n", strings.Join(secs, ", "))
+	}
+	if p.Validate {
+		fmt.Fprintf(p.W, "Validation checks: on.\n\n")
 	}
 	fmt.Fprintf(p.W, "Initializing random number generator from seed (%d).\n\n\n", seed)
 	fmt.Fprintf(p.W, "Initializing worker threads...\n\n")
@@ -95,13 +109,30 @@ func percentileMS(h *hdr.Histogram, pct float64) float64 {
 	return float64(h.ValueAtPercentile(pct)) / 1000
 }
 
-// Report prints the final statistics.
+// Checkpoint prints a checkpoint's report: the statistics of the time
+// since the previous checkpoint (sysbench's --report-checkpoints).
+func (p *Printer) Checkpoint(r *bench.Result) {
+	fmt.Fprintf(p.W, "[ %.0fs ] Checkpoint report:\n", r.Elapsed.Seconds())
+	p.statistics(r)
+}
+
+// Report prints the final statistics; after checkpoints, as sysbench
+// does, those of the time since the last one (with the total time).
 func (p *Printer) Report(r *bench.Result) {
-	w := p.W
 	if p.Opts.Histogram {
 		p.histogram(r.Latency)
 	}
-	secs := r.Elapsed.Seconds()
+	if r.SinceCheckpoint != nil {
+		r = r.SinceCheckpoint
+	}
+	p.statistics(r)
+}
+
+// statistics prints sysbench's report of r: per-second rates over the
+// time its counts cover, the total time since the run's start.
+func (p *Printer) statistics(r *bench.Result) {
+	w := p.W
+	secs := (r.Elapsed - r.Since).Seconds()
 	rate := func(n int64) float64 {
 		if secs <= 0 {
 			return 0
@@ -122,11 +153,11 @@ func (p *Printer) Report(r *bench.Result) {
 	if p.Opts.Profile == ProfileMaster {
 		fmt.Fprintf(w, "Throughput:\n")
 		fmt.Fprintf(w, "%-41s%.4f\n", "    events/s (eps):", rate(c.Events))
-		fmt.Fprintf(w, "%-41s%.4fs\n", "    time elapsed:", secs)
+		fmt.Fprintf(w, "%-41s%.4fs\n", "    time elapsed:", r.Elapsed.Seconds())
 		fmt.Fprintf(w, "%-41s%d\n", "    total number of events:", c.Events)
 	} else {
 		fmt.Fprintf(w, "General statistics:\n")
-		fmt.Fprintf(w, "%-41s%.4fs\n", "    total time:", secs)
+		fmt.Fprintf(w, "%-41s%.4fs\n", "    total time:", r.Elapsed.Seconds())
 		fmt.Fprintf(w, "%-41s%d\n", "    total number of events:", c.Events)
 	}
 	fmt.Fprintln(w)

@@ -2,6 +2,7 @@ package sysbench_test
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/sysbench"
@@ -55,6 +58,68 @@ func TestParseCommandLineAsPrintedInReports(t *testing.T) {
 	}
 }
 
+// The connection and report options sysbench takes: bare switches do not
+// take the next word; TLS modes and compression reach every endpoint's
+// driver configuration; checkpoints are sorted, as sysbench sorts them.
+func TestCommandLineConnectionAndReportOptions(t *testing.T) {
+	cl, err := sysbench.ParseCommandLine(strings.Fields("oltp_read_write --mysql-compression --mysql-ssl=verify_identity --validate run --mysql-host=db1,127.0.0.1 --mysql-port=4000 --report-checkpoints=60,10,30"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.Command != "run" || !cl.Validate || fmt.Sprint(cl.Checkpoints) != "[10 30 60]" {
+		t.Errorf("parsed %+v", cl)
+	}
+	cfgs := cl.MySQL.Configs()
+	if len(cfgs) != 2 {
+		t.Fatalf("%d configs", len(cfgs))
+	}
+	for i, host := range []string{"db1", "127.0.0.1"} {
+		c := cfgs[i]
+		if c.TLS == nil || c.TLS.InsecureSkipVerify || c.TLS.ServerName != host || c.AllowFallbackToPlaintext {
+			t.Errorf("%s: TLS %+v", host, c.TLS)
+		}
+		if !strings.Contains(c.FormatDSN(), "compress=true") {
+			t.Errorf("%s: not compressed: %s", host, c.FormatDSN())
+		}
+	}
+	for mode, check := range map[string]func(c *mysql.Config) bool{
+		"off":       func(c *mysql.Config) bool { return c.TLS == nil },
+		"DISABLED":  func(c *mysql.Config) bool { return c.TLS == nil },
+		"preferred": func(c *mysql.Config) bool { return c.TLS.InsecureSkipVerify && c.AllowFallbackToPlaintext },
+		"REQUIRED": func(c *mysql.Config) bool {
+			return c.TLS.InsecureSkipVerify && c.TLS.VerifyConnection == nil && !c.AllowFallbackToPlaintext
+		},
+		"VERIFY_CA": func(c *mysql.Config) bool { return c.TLS.InsecureSkipVerify && c.TLS.VerifyConnection != nil },
+	} {
+		cl, err := sysbench.ParseCommandLine([]string{"oltp_read_write", "run", "--mysql-host=127.0.0.1", "--mysql-ssl=" + mode})
+		if err != nil {
+			t.Errorf("%s: %v", mode, err)
+			continue
+		}
+		if c := cl.MySQL.Configs()[0]; !check(c) || strings.Contains(c.FormatDSN(), "compress") {
+			t.Errorf("--mysql-ssl=%s: %+v", mode, c)
+		}
+	}
+	// A bare --mysql-ssl is on; a dry run reads no certificate files.
+	cl, err = sysbench.ParseCommandLine(strings.Fields("oltp_read_write --mysql-ssl --mysql-dry-run cleanup"))
+	if err != nil || cl.Command != "cleanup" || cl.MySQL.SSL != "on" || !cl.DryRun {
+		t.Errorf("bare switches: %+v %v", cl, err)
+	}
+	// A cipher keeps the connection at TLS 1.2 with the suite named.
+	cl, err = sysbench.ParseCommandLine(strings.Fields("oltp_read_write run --mysql-host=127.0.0.1 --mysql-ssl=REQUIRED --mysql-ssl-cipher=ECDHE-RSA-AES128-GCM-SHA256"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cl.MySQL.Configs()[0].TLS; c.MaxVersion != tls.VersionTLS12 || len(c.CipherSuites) != 1 || c.CipherSuites[0] != tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 {
+		t.Errorf("cipher: %+v", c)
+	}
+	// TLS files without --mysql-ssl are said to be left, as sysbench leaves them.
+	cl, err = sysbench.ParseCommandLine(strings.Fields("oltp_read_write run --mysql-ssl-cipher=AES128-SHA"))
+	if err != nil || len(cl.Unused) != 1 || !strings.Contains(cl.Unused[0], "without --mysql-ssl nothing is encrypted") || cl.MySQL.Configs()[0].TLS != nil {
+		t.Errorf("cipher without ssl: %+v %v", cl.Unused, err)
+	}
+}
+
 func TestCommandLineErrors(t *testing.T) {
 	for line, want := range map[string]string{
 		"oltp_read_write run --threads=0":             "invalid value for --threads: 0",
@@ -74,11 +139,19 @@ func TestCommandLineErrors(t *testing.T) {
 		"oltp_read_write run extra":                   "unexpected arguments",
 		"oltp_read_write run --threads":               "needs a value",
 		// A bare switch does not take the next word (here the command).
-		"oltp_read_write --mysql-compression cleanup":        "--mysql-compression: sysbench's, not supported here yet",
-		"oltp_read_write cleanup --mysql-dry-run=maybe":      `invalid value for --mysql-dry-run: "maybe" (want on or off)`,
-		"oltp_read_write run --mysql-ssl=on":                 "--mysql-ssl=on: sysbench's, not supported here yet",
-		"oltp_read_write run --config-file=/nonexistent.cfg": "--config-file: open /nonexistent.cfg",
-		"oltp_read_write run --validate":                     "--validate: sysbench's, not supported here yet",
+		"oltp_read_write cleanup --mysql-dry-run=maybe":                       `invalid value for --mysql-dry-run: "maybe" (want on or off)`,
+		"oltp_read_write cleanup --mysql-compression=maybe":                   `invalid value for --mysql-compression: "maybe"`,
+		"oltp_read_write run --config-file=/nonexistent.cfg":                  "--config-file: open /nonexistent.cfg",
+		"oltp_read_write run --validate=maybe":                                `invalid value for --validate: "maybe"`,
+		"oltp_read_write run --report-checkpoints=10,x":                       `invalid value for --report-checkpoints: "x"`,
+		"oltp_read_write run --report-checkpoints=-1":                         `invalid value for --report-checkpoints: "-1"`,
+		"oltp_read_write run --mysql-ssl=sometimes":                           `invalid value for --mysql-ssl: "sometimes"`,
+		"oltp_read_write run --mysql-ssl=REQUIRED --mysql-ssl-cipher=HIGH":    `cipher "HIGH" is not one starbench can use`,
+		"oltp_read_write run --mysql-ssl=VERIFY_CA --mysql-ssl-ca=/nonexist":  "--mysql-ssl=VERIFY_CA: CA file: open /nonexist",
+		"oltp_read_write run --mysql-ssl=REQUIRED --mysql-ssl-cert=/nonexist": "needs both its certificate and its key file",
+		// 1.0.20's "on" takes its files from the current directory, which
+		// here (the package's folder) has none of them.
+		"oltp_read_write run --mysql-ssl=on": "and this one has no cacert.pem, client-cert.pem, client-key.pem (sysbench fails the same way, error 2026)",
 	} {
 		_, err := sysbench.ParseCommandLine(strings.Fields(line))
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -222,7 +222,12 @@ func checkSingleTable(s *Script, o *Options) error {
 type Workload struct {
 	Script  *Script
 	Options Options
-	ids     *autoRandomIDs // with auto_random_ids: the run's counters
+	// Checkpoints and Validate are the command line's
+	// --report-checkpoints (seconds) and --validate: what a run prints,
+	// not what it sends.
+	Checkpoints []int
+	Validate    bool
+	ids         *autoRandomIDs // with auto_random_ids: the run's counters
 }
 
 // NewWorkload validates the options for a script.

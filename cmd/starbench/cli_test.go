@@ -49,8 +49,14 @@ type cliResult struct {
 // starbench runs the built binary from the repository root.
 func starbench(t *testing.T, env []string, args ...string) cliResult {
 	t.Helper()
+	return starbenchIn(t, "../..", env, args...)
+}
+
+// starbenchIn runs the built binary in dir.
+func starbenchIn(t *testing.T, dir string, env []string, args ...string) cliResult {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Dir = "../.."
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -2,14 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
@@ -215,3 +220,70 @@ func TestSysbenchConfigFileAsSysbench(t *testing.T) {
 	}
 	expect(t, starbench(t, nil, "sysbench", "oltp_read_write", "--config-file=/nonexistent.cfg", "run"), 2, "--config-file: open /nonexistent.cfg")
 }
+
+// --report-checkpoints and --validate as Debian's sysbench prints them: the
+// same lines in the same order, numbers aside (interval lines left out,
+// as their place among the reports is a race in both); the checkpoint
+// reports and the final one each count the time since the previous, and
+// together they are the whole run the results folder keeps.
+func TestSysbenchCheckpointsAsSysbench(t *testing.T) {
+	bin := sysbenchBinary(t)
+	m := sandboxtest.Shared(t)
+	cfg := m.Config()
+	host, port, _ := strings.Cut(cfg.Addr, ":")
+	dbName := "sbtest_checkpoints"
+	admin := m.Config()
+	admin.DBName = ""
+	conn, err := db.Open(context.Background(), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Exec(context.Background(), "CREATE DATABASE IF NOT EXISTS "+dbName); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"oltp_point_select", "--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + cfg.Passwd,
+		"--mysql-db=" + dbName, "--tables=1", "--table-size=100", "--threads=2", "--rand-seed=1"}
+	expect(t, starbench(t, nil, append(append([]string{"sysbench"}, args...), "--if-exists=drop", "prepare")...), 0)
+	runArgs := append(args, "--time=3", "--report-interval=2", "--report-checkpoints=2,1", "--validate", "run")
+	c := exec.Command(bin, runArgs...)
+	theirs, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sysbench run: %v\n%s", err, theirs)
+	}
+	out := outDir(t)
+	r := starbench(t, nil, append([]string{"sysbench", "--out", out}, runArgs...)...)
+	expect(t, r, 0, "[ 1s ] Checkpoint report:", "[ 2s ] Checkpoint report:", "Report checkpoint(s) at 1, 2 seconds", "Validation checks: on.")
+	shape := func(s string) []string {
+		var lines []string
+		for i, l := range strings.Split(s, "\n") {
+			if i == 0 || strings.Contains(l, "thds:") || strings.HasPrefix(l, "results: ") {
+				continue // the version line; interval lines
+			}
+			lines = append(lines, digits.ReplaceAllString(l, "N"))
+		}
+		return lines
+	}
+	if got, want := shape(r.stdout), shape(string(theirs)); !slices.Equal(got, want) {
+		t.Errorf("output differs from sysbench's, numbers aside:\nstarbench:\n%s\nsysbench:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var events int64
+	for _, m := range eventsLine.FindAllStringSubmatch(r.stdout, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		events += n
+	}
+	sum, err := results.ReadSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(eventsLine.FindAllString(r.stdout, -1)); n != 3 || events != sum.Events || sum.Events == 0 {
+		t.Errorf("%d reports with %d events in all; the results folder has %d", n, events, sum.Events)
+	}
+	expect(t, starbench(t, nil, append([]string{"sysbench"}, append(args, "--report-checkpoints=1,x", "run")...)...), 2,
+		`invalid value for --report-checkpoints: "x"`)
+}
+
+var (
+	digits     = regexp.MustCompile(`\d+(\.\d+)?`)
+	eventsLine = regexp.MustCompile(`total number of events: +(\d+)`)
+)

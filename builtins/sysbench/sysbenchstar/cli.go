@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/internal/results"
@@ -26,6 +27,23 @@ prewarm (warmup in master), run, cleanup, help.
 
 Connection: sysbench's --mysql-host (a list spreads connections), --mysql-port, --mysql-socket,
 --mysql-user, --mysql-password, --mysql-db; or starbench's --target DSN|embedded|sandbox:mariadb.
+--mysql-host=localhost (the default) is the Unix socket, as libmysqlclient has it: --mysql-socket,
+else $MYSQL_UNIX_PORT, else /run/mysqld/mysqld.sock.
+TLS: --mysql-ssl=on is sysbench 1.0.20's: client-cert.pem, client-key.pem and cacert.pem from the
+current directory, the server's certificate checked against the CA (not its name), as Debian's
+sysbench does; or a mode as MySQL's clients and later sysbench name it: DISABLED, PREFERRED (TLS
+when offered), REQUIRED (encrypted, nothing checked), VERIFY_CA, VERIFY_IDENTITY (the name too),
+with --mysql-ssl-ca=FILE (else the system's CAs), --mysql-ssl-cert/--mysql-ssl-key=FILE (a client
+certificate) and --mysql-ssl-cipher=NAME[:NAME...] (OpenSSL names of TLS 1.2 suites; the
+connection then stays at TLS 1.2). --mysql-compression=on compresses the protocol (zlib).
+--mysql-dry-run sends nothing (every statement succeeds at once); --config-file=FILE reads options
+as sysbench 1.0.20 does.
+
+Reports: --report-interval=N prints a line every N seconds; --report-checkpoints=S1,S2,... prints
+sysbench's full report at those seconds, each of the time since the previous one, and the final
+report then covers the time since the last (the results folder keeps the whole run);
+--verbosity=0..2 leaves out sysbench's log lines; --validate is accepted (sysbench's OLTP scripts
+check nothing more with it) and named in the run header, as sysbench names it.
 
 starbench additions: --profile=1.0.20|master, --target, --out DIR (results folder of a run; default
 results/<UTC time>-sysbench-<script>/), --if-exists=error|drop|reuse (prepare on existing tables),
@@ -97,6 +115,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return cli.Usagef("sysbench: %v", err)
 	}
+	wl.Checkpoints, wl.Validate = cl.Checkpoints, cl.Validate
 	seg, err := cli.ParseSegment("sysbench", cl.Segment, cl.Command, cl.Options.RandSeed, "--rand-seed",
 		int64(cl.Options.Threads), cl.Options.Events)
 	if err != nil {
@@ -158,7 +177,23 @@ func (a *command) endpoints(ctx context.Context, cl *sysbench.CommandLine) (*cli
 	if cl.Target != "" && cl.MySQL.Given {
 		return nil, cli.Usagef("sysbench: give either --target or --mysql-host/--mysql-port/--mysql-socket, not both")
 	}
-	return a.TargetOr(ctx, "sysbench", cl.Target, cl.MySQL.Given, cl.MySQL.Configs)
+	if cl.Target != "" && (cl.MySQL.SSL != "" || cl.MySQL.Compression) {
+		return nil, cli.Usagef("sysbench: --mysql-ssl and --mysql-compression set up the --mysql-host connections; a --target DSN says its own (tls=..., compress=true)")
+	}
+	ep, err := a.TargetOr(ctx, "sysbench", cl.Target, cl.MySQL.Given, cl.MySQL.Configs)
+	if err != nil || cl.Target != "" {
+		return ep, err
+	}
+	if mode := cl.MySQL.TLS.Mode; mode != "" && mode != db.TLSDisabled {
+		ep.Info["tls"] = string(mode)
+		if cl.MySQL.SSLOn {
+			fmt.Fprintf(a.Stderr, "note: --mysql-ssl=on: TLS with the server's certificate checked against %s and the client certificate %s (sysbench 1.0.20's files)\n", cl.MySQL.TLS.CA, cl.MySQL.TLS.Cert)
+		}
+	}
+	if cl.MySQL.Compression {
+		ep.Info["compression"] = true
+	}
+	return ep, nil
 }
 
 // runStep runs the workload as a benchmark step whose folder is the
