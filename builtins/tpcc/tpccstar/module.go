@@ -48,12 +48,14 @@ var Doc = runner.ModuleDoc{
 				"creates BenchmarkSQL's tables instead (bmsql_warehouse, ..., bmsql_oorder, its columns and indexes, and bmsql_config " +
 				"with the warehouses and NURand constants), so BenchmarkSQL can run on them. Returns a " +
 				"struct: schema, tables, rows (by table), total_rows, seconds, rows_per_s, load_time."},
-		{Name: "tpcc.run", Signature: "tpcc.run(conn, warehouses=10, threads=1, time=\"60s\", count=0, interval=\"10s\", weights=[45, 43, 4, 4, 4], wait=False, isolation=\"\", ignore_errors=None, rate=0, warmup_time=0, seed=0, tags={}, layout=\"go-tpc\")",
+		{Name: "tpcc.run", Signature: "tpcc.run(conn, warehouses=10, threads=1, time=\"60s\", count=0, interval=\"10s\", weights=[45, 43, 4, 4, 4], wait=False, isolation=\"\", ignore_errors=None, rate=0, warmup_time=0, seed=0, tags={}, layout=\"go-tpc\", fixed_warehouse=False)",
 			Doc: "Runs the five transactions with threads connections for time (or count transactions), in the weights' mix, " +
 				"printing go-tpc's [Current]/[Summary] lines, and writes steps/<id>-tpcc-t<threads>/. ignore_errors lists the " +
 				"MySQL error codes counted and retried (default: deadlocks, lock wait timeouts, TiDB's retryable errors; \"all\" " +
 				"as go-tpc's --ignore-error). wait adds the specification's keying and think times. isolation (\"read committed\", " +
-				"\"repeatable read\", ...) is set before each transaction, as go-tpc's --isolation does. layout=\"benchmarksql\" runs the same statements on BenchmarkSQL's tables. Returns a struct: tpmC, " +
+				"\"repeatable read\", ...) is set before each transaction, as go-tpc's --isolation does. layout=\"benchmarksql\" runs the same statements on BenchmarkSQL's tables. " +
+				"fixed_warehouse=True keeps thread i on home warehouse i mod warehouses + 1, where by default each transaction draws " +
+				"its own (BenchmarkSQL's terminalWarehouseFixed, whose terminals each have a warehouse and district: at most 10 threads a warehouse). Returns a struct: tpmC, " +
 				"tpmTotal, efficiency, transactions, errors, kinds (by transaction: count, errors, tpm, avg, p50, p90, p95, " +
 				"p99, max in ms), seconds, threads, tags, dir."},
 		{Name: "tpcc.part", Signature: "tpcc.part(conn, warehouses=10, threads=1, time=\"60s\", interval=\"10s\", **run_options)",
@@ -188,6 +190,7 @@ type runArgs struct {
 	tags                map[string]string
 	isolation           string // one of tpcc.IsolationLevels' names
 	layout              tpcc.Layout
+	fixedWarehouse      bool // BenchmarkSQL's terminalWarehouseFixed
 }
 
 func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (*dbstar.Conn, *runArgs, error) {
@@ -200,7 +203,8 @@ func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 	r := &runArgs{warehouses: 10, threads: 1}
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "warehouses?", &r.warehouses, "threads?", &r.threads,
 		"time?", &timeV, "count?", &r.count, "interval?", &intervalV, "weights?", &weights, "wait?", &r.wait,
-		"ignore_errors?", &ignore, "rate?", &r.rate, "warmup_time?", &warmupV, "seed?", &r.seed, "tags?", &tags, "isolation?", &r.isolation, "layout?", &layoutName); err != nil {
+		"ignore_errors?", &ignore, "rate?", &r.rate, "warmup_time?", &warmupV, "seed?", &r.seed, "tags?", &tags, "isolation?", &r.isolation, "layout?", &layoutName,
+		"fixed_warehouse?", &r.fixedWarehouse); err != nil {
 		return nil, nil, err
 	}
 	var err error
@@ -228,6 +232,10 @@ func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 				return nil, nil, fmt.Errorf("%s: weights: %w", b.Name(), err)
 			}
 		}
+	}
+	if r.fixedWarehouse && r.threads > 10*r.warehouses {
+		return nil, nil, fmt.Errorf("%s: fixed_warehouse=True is BenchmarkSQL's terminalWarehouseFixed, whose terminals each have a warehouse and district of their own: %d threads need %d warehouses, not %d",
+			b.Name(), r.threads, (r.threads+9)/10, r.warehouses)
 	}
 	r.isolation = strings.ToUpper(strings.TrimSpace(r.isolation))
 	if isolationNumber(r.isolation) < 0 {
@@ -338,6 +346,9 @@ func (r *runArgs) stepArgs() map[string]any {
 	if len(r.tags) > 0 {
 		a["tags"] = r.tags
 	}
+	if r.fixedWarehouse { // only when set: journals written before it keep matching
+		a["fixed_warehouse"] = true
+	}
 	return a
 }
 
@@ -352,7 +363,7 @@ func (r *runArgs) step(conn *dbstar.Conn, seed int64) (bench.Step, error) {
 		seed = r.seed
 	}
 	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: r.warehouses, Weights: r.weights, Wait: r.wait,
-		Constants: tpcc.NewConstants(uint64(seed)), Isolation: r.isolation, Layout: r.layout})
+		Constants: tpcc.NewConstants(uint64(seed)), Isolation: r.isolation, Layout: r.layout, FixedWarehouse: r.fixedWarehouse})
 	if err != nil {
 		return bench.Step{}, err
 	}
