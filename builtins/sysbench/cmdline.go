@@ -427,15 +427,42 @@ func parsePorts(value string) ([]int, error) {
 func (p *commandLineParser) applyWorkloadOptions() error {
 	cl := p.cl
 	cl.Options = Defaults(p.profile)
+	var deprecated []pendingOption
 	for _, o := range p.opts {
+		if _, ok := deprecatedAliases[o.name]; ok {
+			deprecated = append(deprecated, o)
+			continue
+		}
 		if err := cl.Options.Set(o.name, o.value); err != nil {
 			return err
 		}
 		opt, _ := LookupOption(o.name)
 		cl.Given[opt.Name] = o.value
 	}
+	// sysbench 1.0.20 reads its deprecated aliases after the rest: one
+	// given above its floor (--num-threads above 1, the others above 0)
+	// wins over the new name, with a warning; at or below it, it is left.
+	for _, o := range deprecated {
+		n, err := strconv.ParseInt(o.value, 10, 64)
+		if err != nil {
+			return fmt.Errorf("invalid value for --%s: %q is not an integer", strings.ReplaceAll(o.name, "_", "-"), o.value)
+		}
+		if n <= deprecatedAliases[o.name] {
+			continue
+		}
+		opt, _ := LookupOption(o.name)
+		if err := cl.Options.Set(opt.Name, o.value); err != nil {
+			return err
+		}
+		cl.Given[opt.Name] = o.value
+		cl.Warnings = append(cl.Warnings, fmt.Sprintf("--%s is deprecated, use --%s instead", strings.ReplaceAll(o.name, "_", "-"), opt.Name))
+	}
 	return nil
 }
+
+// deprecatedAliases are sysbench 1.0.20's deprecated general options, each
+// with the value at or below which sysbench leaves it.
+var deprecatedAliases = map[string]int64{"num_threads": 1, "max_requests": 0, "max_time": 0, "tx_rate": 0}
 
 // setScriptAndCommand takes the script and the command from the
 // positional arguments, which must be exactly those two, the command a

@@ -3,6 +3,7 @@ package sysbench
 import (
 	"fmt"
 	"math"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -488,10 +489,12 @@ func (o *Options) Map() map[string]any {
 	return m
 }
 
-// HelpText lists a script's options the way `sysbench SCRIPT help` does.
-func HelpText(script *Script, o *Options) string {
+// HelpText lists a script's options the way `sysbench SCRIPT help` does,
+// headed by the script's name as given (its base name: oltp_read_write.lua
+// when given as a path) and ended by a blank line.
+func HelpText(script *Script, given string, o *Options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s options:\n", script.Name)
+	fmt.Fprintf(&b, "%s options:\n", path.Base(given))
 	var rows [][2]string
 	for i := range Table {
 		opt := &Table[i]
@@ -528,6 +531,7 @@ func HelpText(script *Script, o *Options) string {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "  %-*s %s\n", width, r[0], r[1])
 	}
+	b.WriteString("\n")
 	return b.String()
 }
 

@@ -120,6 +120,47 @@ func TestCommandLineConnectionAndReportOptions(t *testing.T) {
 	}
 }
 
+// sysbench 1.0.20's defaults as its help states them (help_drv_mysql.t,
+// opt_help.t), and its deprecated general options: read after the rest,
+// winning over the new name when above their floor (--num-threads above
+// 1, the others above 0) with a warning, left at or below it.
+func TestCommandLineDefaultsAndDeprecatedNames(t *testing.T) {
+	cl, err := sysbench.ParseCommandLine(strings.Fields("oltp_read_write run --mysql-host=127.0.0.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cl.MySQL.Configs()[0]
+	o := cl.Options
+	if c.User != "sbtest" || c.DBName != "sbtest" || c.Addr != "127.0.0.1:3306" || c.Passwd != "" || c.TLS != nil || strings.Contains(c.FormatDSN(), "compress") || cl.DryRun {
+		t.Errorf("connection defaults: %s", c.FormatDSN())
+	}
+	if o.Threads != 1 || o.Events != 0 || o.Time != 10 || o.Rate != 0 || o.ReportInterval != 0 || o.Percentile != 95 || o.Histogram ||
+		o.RandType != "special" || o.RandSeed != 0 || o.PSMode != "auto" || o.IgnoreErrors != "1213,1020,1205" || cl.Verbosity != 3 {
+		t.Errorf("general defaults: %+v verbosity %d", o, cl.Verbosity)
+	}
+	for line, want := range map[string]string{
+		"--num-threads=8 --threads=4 --max-requests=10 --events=5 --max-time=0 --time=20 --tx-rate=100": "8 10 20 100",
+		"--threads=4 --num-threads=1 --events=5 --max-requests=0":                                       "4 5 10 0",
+	} {
+		cl, err := sysbench.ParseCommandLine(append([]string{"oltp_read_write", "run"}, strings.Fields(line)...))
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		o := cl.Options
+		if got := fmt.Sprint(o.Threads, o.Events, o.Time, o.Rate); got != want {
+			t.Errorf("%s: threads events time rate %s, want %s", line, got, want)
+		}
+		for _, w := range cl.Warnings {
+			if !strings.HasSuffix(w, "is deprecated, use --threads instead") && !strings.HasSuffix(w, "use --events instead") && !strings.HasSuffix(w, "use --rate instead") {
+				t.Errorf("%s: warning %q", line, w)
+			}
+		}
+		if wantWarnings := map[string]int{"8 10 20 100": 3, "4 5 10 0": 0}[want]; len(cl.Warnings) != wantWarnings {
+			t.Errorf("%s: warnings %q", line, cl.Warnings)
+		}
+	}
+}
+
 func TestCommandLineErrors(t *testing.T) {
 	for line, want := range map[string]string{
 		"oltp_read_write run --threads=0":             "invalid value for --threads: 0",

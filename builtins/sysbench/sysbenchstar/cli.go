@@ -108,7 +108,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 	printer := &sysbench.Printer{W: a.Stdout, Opts: &cl.Options, ToolLabel: "starbench " + a.ToolVersion}
 	if cl.Help || cl.Command == "help" {
 		printer.Banner()
-		fmt.Fprint(a.Stdout, sysbench.HelpText(script, &cl.Options))
+		fmt.Fprint(a.Stdout, sysbench.HelpText(script, cl.Script, &cl.Options))
 		return nil
 	}
 	wl, err := sysbench.NewWorkload(cl.Script, cl.Options)
