@@ -55,9 +55,9 @@ var Doc = runner.ModuleDoc{
 				"as go-tpc's --ignore-error). wait adds the specification's keying and think times. isolation (\"read committed\", " +
 				"\"repeatable read\", ...) is set before each transaction, as go-tpc's --isolation does. layout=\"benchmarksql\" runs the same statements on BenchmarkSQL's tables. " +
 				"fixed_warehouse=True keeps thread i on home warehouse i mod warehouses + 1, where by default each transaction draws " +
-				"its own (BenchmarkSQL's terminalWarehouseFixed, whose terminals each have a warehouse and district: at most 10 threads a warehouse). Returns a struct: tpmC, " +
-				"tpmTotal, efficiency, transactions, errors, kinds (by transaction: count, errors, tpm, avg, p50, p90, p95, " +
-				"p99, max in ms), seconds, threads, tags, dir."},
+				"its own (BenchmarkSQL's terminalWarehouseFixed, whose terminals each have a warehouse and district: at most 10 threads a warehouse). Returns a struct: every run builtin's fields (tps, qps, events, queries, reads, " +
+				"writes, others, errors, errors_by_code, errors_by_kind, reconnects, seconds, latency, threads, tags, dir) and tpmC, " +
+				"tpmTotal, efficiency, transactions, kinds (by transaction: count, errors, tpm, avg, p50, p90, p95, p99, max in ms)."},
 		{Name: "tpcc.part", Signature: "tpcc.part(conn, warehouses=10, threads=1, time=\"60s\", interval=\"10s\", **run_options)",
 			Doc: "Describes the run tpcc.run would make, without running it: a part for bench.together, which runs several at once " +
 				"as one step. Takes tpcc.run's arguments; the part's .command is its go-tpc command line."},
@@ -424,16 +424,13 @@ func resultValue(s *results.Summary, dir string, placeholder bool) starlark.Valu
 			"p95": starlark.Float(l.Percentiles["95"]), "p99": starlark.Float(l.Percentiles["99"]), "max": starlark.Float(l.MaxMS),
 		}))
 	}
-	tags := starlark.NewDict(len(s.Tags))
-	for k, v := range s.Tags {
-		_ = tags.SetKey(starlark.String(k), starlark.String(v))
-	}
-	return starlarkstruct.FromStringDict(starlark.String("tpcc_result"), starlark.StringDict{
-		"tpmC": starlark.Float(s.Metrics["tpmC"]), "tpmTotal": starlark.Float(s.Metrics["tpmTotal"]),
-		"efficiency": starlark.Float(s.Metrics["efficiency"]), "transactions": starlark.MakeInt64(s.Events),
-		"errors": starlark.MakeInt64(s.Errors), "kinds": kinds, "seconds": starlark.Float(s.Seconds),
-		"threads": starlark.MakeInt(s.Threads), "tags": tags, "dir": starlark.String(dir), "placeholder": starlark.Bool(placeholder),
-	})
+	fields := benchstar.SummaryFields(s, dir, placeholder) // every run's fields: tps, latency, errors_by_code, ...
+	fields["tpmC"] = starlark.Float(s.Metrics["tpmC"])
+	fields["tpmTotal"] = starlark.Float(s.Metrics["tpmTotal"])
+	fields["efficiency"] = starlark.Float(s.Metrics["efficiency"])
+	fields["transactions"] = starlark.MakeInt64(s.Events)
+	fields["kinds"] = kinds
+	return starlarkstruct.FromStringDict(starlark.String("tpcc_result"), fields)
 }
 
 func check(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
