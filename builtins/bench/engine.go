@@ -121,6 +121,10 @@ type Options struct {
 	// after the last in SinceCheckpoint. The run's own totals are whole.
 	Checkpoints []time.Duration
 	Checkpoint  func(*Result)
+	// Start, when set, holds the load once every worker is connected and
+	// has prepared its statements, until the barrier lets it go (the
+	// parts of bench.together start together); nil starts at once.
+	Start StartBarrier
 	// ThreadIDs are the workers' thread ids, when the run is one segment
 	// of a larger load (Segment.ThreadIDs); nil means 0..Threads-1. A
 	// worker's id and seed (WorkerSeed(Seed, id)) are its id's.
@@ -323,8 +327,10 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	if err != nil {
 		return nil, err
 	}
-	if err := waitAtGate(ctx); err != nil {
-		return nil, err
+	if opts.Start != nil {
+		if err := opts.Start.Arrive(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Started != nil {
 		opts.Started()

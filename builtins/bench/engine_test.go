@@ -98,6 +98,55 @@ func TestCheckpoints(t *testing.T) {
 	}
 }
 
+// Options.Start holds the load after the workers have connected: the run
+// arrives at the barrier, no event runs until it lets go, and a context
+// that ends while it waits ends the run with its error.
+func TestStartBarrier(t *testing.T) {
+	b := &heldBarrier{release: make(chan struct{})}
+	w := &benchtest.QueryWorkload{Query: "DO 1"}
+	done := make(chan error, 1)
+	var started atomic.Bool
+	c := connector(t)
+	go func() {
+		_, err := bench.Run(context.Background(), w, c, bench.Options{Threads: 2, Events: 50, Seed: 1, Start: b,
+			Started: func() { started.Store(true) }})
+		done <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !b.arrived.Load() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // time to start, were the barrier not holding it
+	if !b.arrived.Load() || started.Load() {
+		t.Fatalf("arrived %v, started %v", b.arrived.Load(), started.Load())
+	}
+	close(b.release)
+	if err := <-done; err != nil || !started.Load() {
+		t.Fatalf("run: %v, started %v", err, started.Load())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := bench.Run(ctx, w, connector(t), bench.Options{Threads: 1, Events: 5, Seed: 1, Start: &heldBarrier{release: make(chan struct{})}})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a run whose barrier never opens: %v", err)
+	}
+}
+
+// heldBarrier opens when release is closed.
+type heldBarrier struct {
+	arrived atomic.Bool
+	release chan struct{}
+}
+
+func (b *heldBarrier) Arrive(ctx context.Context) error {
+	b.arrived.Store(true)
+	select {
+	case <-b.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func TestTimeLimitAndIntervals(t *testing.T) {
 	var lines []string
 	sink := bench.SinkFunc(func(iv *bench.Interval) {

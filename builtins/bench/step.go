@@ -15,10 +15,14 @@ import (
 // the plan modules and the command line of every family go through it.
 type Step struct {
 	// Run runs the workload on the engine, printing the family's text
-	// (sysbench's layout for sysbench) to w and handing every interval to
-	// sinks as well as to its own. It returns what the engine measured,
-	// also when it fails (nil when nothing ran).
-	Run func(ctx context.Context, w io.Writer, sinks []Sink) (*Result, error)
+	// (sysbench's layout for sysbench) to r.Output and handing every
+	// interval to r.Sinks as well as to its own, its engine run starting
+	// at r.Start. It returns what the engine measured, also when it fails
+	// (nil when nothing ran).
+	Run func(ctx context.Context, r StepRun) (*Result, error)
+	// Start, when set, holds the step's load until the other steps that
+	// share it are ready (RunTogether sets it for its parts).
+	Start StartBarrier
 
 	Workload   string            // for progress
 	Threads    int               // for progress
@@ -39,6 +43,13 @@ type Step struct {
 	Progress func(Progress)      // live progress: every interval and once at the end (nil: none)
 	Hooks    []Hook              // started before the run and stopped after it, in order
 	Redact   func(string) string // applied to output.txt and the recorded error (nil: none)
+}
+
+// StepRun is what RunStep hands a step's Run.
+type StepRun struct {
+	Output io.Writer    // the family's text: shown live and kept as output.txt
+	Sinks  []Sink       // to be given every interval, besides the family's own
+	Start  StartBarrier // for Options.Start: nil to start at once
 }
 
 // Progress is a step's live state for progress views.
@@ -95,7 +106,7 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 	var res *Result
 	runErr := hookErr
 	if hookErr == nil {
-		res, runErr = s.Run(ctx, w, sinks)
+		res, runErr = s.Run(ctx, StepRun{Output: w, Sinks: sinks, Start: s.Start})
 	}
 	for i := started - 1; i >= 0; i-- {
 		if err := s.Hooks[i].Stop(context.WithoutCancel(ctx)); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +45,8 @@ func TestRunStepWritesTheFolder(t *testing.T) {
 	var log []string
 	conn := connector(t)
 	step := bench.Step{
-		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
+		Run: func(ctx context.Context, r bench.StepRun) (*bench.Result, error) {
+			w, sinks := r.Output, r.Sinks
 			log = append(log, "run")
 			fmt.Fprintln(w, "header with the secret hunter2")
 			return bench.Run(ctx, &benchtest.QueryWorkload{Query: "SELECT 1", Read: true}, conn,
@@ -94,8 +94,8 @@ func TestRunStepKeepsAFailedRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "failed")
 	boom := errors.New("server gone, password hunter2")
 	step := bench.Step{
-		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
-			res, err := bench.Run(ctx, &benchtest.QueryWorkload{Query: "SELECT 1", Read: true}, connector(t), bench.Options{Threads: 1, Events: 20, Seed: 1}, sinks...)
+		Run: func(ctx context.Context, r bench.StepRun) (*bench.Result, error) {
+			res, err := bench.Run(ctx, &benchtest.QueryWorkload{Query: "SELECT 1", Read: true}, connector(t), bench.Options{Threads: 1, Events: 20, Seed: 1}, r.Sinks...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func TestRunStepKeepsAFailedRun(t *testing.T) {
 
 	var log []string
 	ran := false
-	step.Run = func(context.Context, io.Writer, []bench.Sink) (*bench.Result, error) { ran = true; return nil, nil }
+	step.Run = func(context.Context, bench.StepRun) (*bench.Result, error) { ran = true; return nil, nil }
 	step.Hooks = []bench.Hook{recordingHook{name: "a", log: &log}, recordingHook{name: "b", log: &log, fail: true}}
 	sum, res, err := bench.RunStep(context.Background(), filepath.Join(t.TempDir(), "hook"), step)
 	if ran || sum != nil || res != nil || err == nil || err.Error() != "b cannot start" {

@@ -90,11 +90,12 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 		}
 		step.Progress = func(pr Progress) { live.update(k, pr) }
 		ticket := &gateTicket{gate: gate}
+		step.Start = ticket
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer ticket.pass() // a part that ends before its load starts must not hold the others
-			_, _, err := RunStep(context.WithValue(ctx, gateKey{}, ticket), dirs[k], step)
+			_, _, err := RunStep(ctx, dirs[k], step)
 			// A part stopped because another failed (or the run was
 			// interrupted) has not failed itself.
 			if err != nil && (ctx.Err() == nil || !errors.Is(err, context.Canceled)) {
@@ -294,8 +295,13 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	}
 }
 
-// gateKey carries a part's gateTicket in its context.
-type gateKey struct{}
+// StartBarrier holds a run's load until the runs it starts with are
+// ready (Options.Start, Step.Start).
+type StartBarrier interface {
+	// Arrive says the run is ready to load and waits until every run
+	// sharing the barrier has arrived or ended, or ctx ends (its error).
+	Arrive(ctx context.Context) error
+}
 
 // startGate opens when every part has passed: connected and ready to
 // load, or ended without loading.
@@ -305,7 +311,8 @@ type startGate struct {
 	open    chan struct{}
 }
 
-// gateTicket is one part's pass through the gate; passing twice counts once.
+// gateTicket is one part's pass through the gate, its StartBarrier;
+// passing twice counts once.
 type gateTicket struct {
 	gate *startGate
 	once sync.Once
@@ -322,14 +329,8 @@ func (t *gateTicket) pass() {
 	})
 }
 
-// waitAtGate holds a run that is a part of a together step until every
-// part is ready (a run outside one goes on at once); a cancelled context
-// ends the wait with its error.
-func waitAtGate(ctx context.Context) error {
-	t, ok := ctx.Value(gateKey{}).(*gateTicket)
-	if !ok {
-		return nil
-	}
+// Arrive passes the part's ticket and waits for the gate to open.
+func (t *gateTicket) Arrive(ctx context.Context) error {
 	t.pass()
 	select {
 	case <-t.gate.open:

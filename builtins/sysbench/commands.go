@@ -359,6 +359,9 @@ type RunOptions struct {
 	// Segment, when not the whole, runs that slice of the load: its share
 	// of the threads (keeping their ids and streams), events and rate.
 	Segment bench.Segment
+	// Start holds the load until the runs it starts with are ready (nil:
+	// at once).
+	Start bench.StartBarrier
 }
 
 // Step is the benchmark step of the workload (or of its segment seg) run
@@ -368,10 +371,10 @@ type RunOptions struct {
 func (wl *Workload) Step(conn bench.Connector, seed int64, toolLabel string, seg bench.Segment) bench.Step {
 	o := &wl.Options
 	return bench.Step{
-		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
-			p := &Printer{W: w, Opts: o, ToolLabel: toolLabel, Segment: seg, Checkpoints: wl.Checkpoints, Validate: wl.Validate}
+		Run: func(ctx context.Context, r bench.StepRun) (*bench.Result, error) {
+			p := &Printer{W: r.Output, Opts: o, ToolLabel: toolLabel, Segment: seg, Checkpoints: wl.Checkpoints, Validate: wl.Validate}
 			p.Banner()
-			return Run(ctx, conn, wl, RunOptions{Seed: seed, Printer: p, Sinks: sinks, Segment: seg})
+			return Run(ctx, conn, wl, RunOptions{Seed: seed, Printer: p, Sinks: r.Sinks, Segment: seg, Start: r.Start})
 		},
 		Workload: wl.Script.Name, Threads: seg.Threads(o.Threads), Total: float64(o.Time),
 		Percentile: o.Percentile, Seed: seed, Options: o.Map(), Segment: seg.String(), OpenLoop: o.Rate > 0,
@@ -394,6 +397,7 @@ func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions)
 		IgnoreErrors: codes, IgnoreAllErrors: all,
 		Rate: float64(o.Rate), Warmup: time.Duration(o.WarmupTime) * time.Second,
 		ReconnectTimeout: time.Duration(o.ReconnectTimeout) * time.Second,
+		Start:            ro.Start,
 	}
 	if bo, err = ro.Segment.Apply(bo); err != nil {
 		return nil, err

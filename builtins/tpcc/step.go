@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -54,7 +53,8 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 		"isolation": wl.opts.Isolation, "layout": wl.opts.Layout.String(), "fixed_warehouse": wl.opts.FixedWarehouse,
 	}
 	return bench.Step{
-		Run: func(ctx context.Context, w io.Writer, sinks []bench.Sink) (*bench.Result, error) {
+		Run: func(ctx context.Context, r bench.StepRun) (*bench.Result, error) {
+			w, sinks := r.Output, r.Sinks
 			p := &Printer{W: w, Warehouses: warehouses}
 			threads := fmt.Sprintf("%d threads", o.Threads)
 			if !o.Segment.Whole() {
@@ -80,7 +80,7 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 			bo, err := o.Segment.Apply(bench.Options{
 				Threads: o.Threads, Time: o.Time, Events: o.Count, Interval: interval, Seed: o.Seed,
 				IgnoreErrors: ignore, IgnoreAllErrors: o.IgnoreAll, Rate: o.Rate, Warmup: o.Warmup,
-				ReconnectTimeout: o.ReconnectWait,
+				ReconnectTimeout: o.ReconnectWait, Start: r.Start,
 			})
 			if err != nil {
 				return nil, err
