@@ -971,15 +971,9 @@ func (t *ticker) checkpoint() {
 		}
 	}
 	ck := &t.ck
-	w := t.window(now)
-	ck.taken, ck.start, ck.base = true, now, t.last
+	w, threads, sums := t.window(now)
+	ck.taken, ck.start, ck.base, ck.threads, ck.sums = true, now, t.last, threads, sums
 	ck.latency = NewHistogram()
-	for i, wk := range t.workers {
-		wk.stats.mu.Lock()
-		ck.threads[i] = ThreadStats{Events: wk.stats.events, Busy: wk.stats.busy}
-		ck.sums[i] = wk.stats.sumLat
-		wk.stats.mu.Unlock()
-	}
 	if t.opts.Checkpoint != nil {
 		t.opts.Checkpoint(w)
 	}
@@ -987,8 +981,9 @@ func (t *ticker) checkpoint() {
 
 // window is the statistics of the checkpoint window up to now: counts,
 // latencies (min and max to the histogram's precision; the sum exact)
-// and each thread's share.
-func (t *ticker) window(now time.Duration) *Result {
+// and each thread's share; with each worker's events, busy time and
+// latency sum as read for it, where the next window starts.
+func (t *ticker) window(now time.Duration) (*Result, []ThreadStats, []time.Duration) {
 	ck := &t.ck
 	w := &Result{Meta: t.res.Meta, Threads: t.res.Threads, Elapsed: now, Since: ck.start, Counts: t.last.minus(ck.base),
 		Latency: ck.latency, StartTime: t.res.StartTime, Interval: t.opts.Interval}
@@ -996,20 +991,23 @@ func (t *ticker) window(now time.Duration) *Result {
 		w.MinLatency = time.Duration(ck.latency.Min()) * time.Microsecond
 		w.MaxLatency = time.Duration(ck.latency.Max()) * time.Microsecond
 	}
+	threads := make([]ThreadStats, len(t.workers))
+	sums := make([]time.Duration, len(t.workers))
 	for i, wk := range t.workers {
 		wk.stats.mu.Lock()
-		w.PerThread = append(w.PerThread, ThreadStats{Events: wk.stats.events - ck.threads[i].Events, Busy: wk.stats.busy - ck.threads[i].Busy})
-		w.SumLatency += wk.stats.sumLat - ck.sums[i]
+		threads[i], sums[i] = ThreadStats{Events: wk.stats.events, Busy: wk.stats.busy}, wk.stats.sumLat
 		wk.stats.mu.Unlock()
+		w.PerThread = append(w.PerThread, ThreadStats{Events: threads[i].Events - ck.threads[i].Events, Busy: threads[i].Busy - ck.threads[i].Busy})
+		w.SumLatency += sums[i] - ck.sums[i]
 	}
-	return w
+	return w, threads, sums
 }
 
 // finish fills the totals from the workers once they have stopped.
 func (t *ticker) finish() {
 	r := t.res
 	if t.ck.taken {
-		r.SinceCheckpoint = t.window(t.lastEnd)
+		r.SinceCheckpoint, _, _ = t.window(t.lastEnd)
 	}
 	r.Counts = t.last
 	for i := range r.Kinds {
