@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"sort"
@@ -79,14 +80,22 @@ func NewTLSSetup(o TLSOptions) (*TLSSetup, error) {
 		return nil, errors.New("a client certificate needs both its certificate and its key file")
 	}
 	if o.Cert != "" {
-		pair, err := tls.LoadX509KeyPair(o.Cert, o.Key)
+		cert, err := readPEM(o.Cert)
 		if err != nil {
 			return nil, fmt.Errorf("client certificate: %w", err)
+		}
+		key, err := readPEM(o.Key)
+		if err != nil {
+			return nil, fmt.Errorf("client key: %w", err)
+		}
+		pair, err := tls.X509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("client certificate %s and key %s: %w", o.Cert, o.Key, err)
 		}
 		c.Certificates = []tls.Certificate{pair}
 	}
 	if o.CA != "" {
-		pem, err := os.ReadFile(o.CA)
+		pem, err := readPEM(o.CA)
 		if err != nil {
 			return nil, fmt.Errorf("CA file: %w", err)
 		}
@@ -119,6 +128,27 @@ func NewTLSSetup(o TLSOptions) (*TLSSetup, error) {
 		return nil, fmt.Errorf("unknown TLS mode %q", o.Mode)
 	}
 	return &TLSSetup{mode: o.Mode, config: c}, nil
+}
+
+// maxPEM bounds a PEM file read: certificates and keys are a few KB (a CA
+// bundle a few hundred), and /dev/zero is not one.
+const maxPEM = 4 << 20
+
+// readPEM reads a PEM file of at most maxPEM bytes.
+func readPEM(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPEM+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxPEM {
+		return nil, fmt.Errorf("%s is over %d MiB: not a PEM file", path, maxPEM>>20)
+	}
+	return b, nil
 }
 
 // Mode is the setup's mode.
