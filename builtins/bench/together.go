@@ -36,9 +36,6 @@ type Together struct {
 	OnPartFailure string            // OnPartFailureFail ("" too) or OnPartFailureContinue
 	Seed          int64             // the step's seed, kept in the merged summary
 	Tags          map[string]string // added to the tags the parts share
-	// NotAdditive are metrics that do not add up over parts (see
-	// results.MergeOptions).
-	NotAdditive []string
 
 	Output   io.Writer           // the parts' text, each line prefixed with its part (nil: none)
 	Progress func(Progress)      // the whole step's progress, with each part's in Parts
@@ -141,7 +138,7 @@ func mergeParts(dir string, dirs []string, t Together, errs []error, redact func
 	if len(ran) == 0 {
 		return nil, errors.Join(stepErr, errors.New("no part ran"))
 	}
-	sum, err := results.Merge(dir, ran, results.MergeOptions{Force: true, NotAdditive: t.NotAdditive})
+	sum, err := results.Merge(dir, ran, results.MergeOptions{Force: true})
 	if err != nil {
 		return nil, errors.Join(stepErr, err)
 	}

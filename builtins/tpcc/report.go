@@ -21,6 +21,15 @@ const specWarehouseFactor = 12.86
 // tpmCKind is the kind of event tpmC counts.
 const tpmCKind = "new_order"
 
+// TPC-C's own metrics (Summary.Metrics): tpmC and tpmTotal are rates that
+// add up over the parts of a merged step; efficiency is a share per
+// warehouse, which does not.
+func init() {
+	results.DeclareMetric(results.MetricSpec{Name: "tpmC", HigherIsBetter: true, Additive: true})
+	results.DeclareMetric(results.MetricSpec{Name: "tpmTotal", HigherIsBetter: true, Additive: true})
+	results.DeclareMetric(results.MetricSpec{Name: "efficiency", HigherIsBetter: true})
+}
+
 // Figures are a run's TPC-C numbers.
 type Figures struct {
 	TpmC       float64 // New-Order transactions a minute

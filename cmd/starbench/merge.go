@@ -63,7 +63,7 @@ func (a *app) merge(dirs []string, out string, force bool) error {
 		}
 		parts[i] = results.MergePart{Name: partName(d), Dir: step}
 	}
-	opts := results.MergeOptions{Force: force, NotAdditive: notAdditiveMetrics}
+	opts := results.MergeOptions{Force: force}
 	badInput := func(err error) error {
 		if errors.Is(err, results.ErrCannotMerge) || errors.Is(err, results.ErrNotResults) || errors.Is(err, results.ErrNewerFormat) {
 			return usagef("merge: %v", err)
@@ -122,10 +122,6 @@ func (a *app) merge(dirs []string, out string, force bool) error {
 	fmt.Fprintf(a.stderr, "results: %s (%s)\n", dir, sum.Status)
 	return nil
 }
-
-// notAdditiveMetrics are the families' metrics that do not add up over
-// parts: TPC-C's efficiency is per warehouse.
-var notAdditiveMetrics = []string{"efficiency"}
 
 // stepFolderOf is the benchmark step folder a merge argument names: the
 // folder itself when it holds a summary, else its one benchmark step.

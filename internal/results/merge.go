@@ -37,9 +37,6 @@ type MergeOptions struct {
 	// sysbench and a TPC-C load, say), whose counts then add events of
 	// different kinds.
 	Force bool
-	// NotAdditive are metrics that do not add up over parts (TPC-C's
-	// efficiency, per warehouse); the merged summary leaves them out.
-	NotAdditive []string
 }
 
 // Merge merges the parts' step folders exactly into the step folder dir
@@ -317,7 +314,7 @@ func mergeSummary(in []*mergeInput, opts MergeOptions) *Summary {
 			mergeExtremes(&sk.Latency, k.Latency, k.Events)
 		}
 		for name, v := range p.Metrics {
-			if slices.Contains(opts.NotAdditive, name) {
+			if !mergesBySum(name) { // as its family declared it (DeclareMetric)
 				continue
 			}
 			if s.Metrics == nil {

@@ -186,7 +186,7 @@ func BenchmarkMergeLong(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				sum, err := Merge(out, parts, MergeOptions{NotAdditive: []string{"efficiency"}})
+				sum, err := Merge(out, parts, MergeOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}

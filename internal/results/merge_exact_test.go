@@ -235,7 +235,7 @@ func TestMergeStreamsWhatTheOldMergeWrote(t *testing.T) {
 				writePart(t, dir, p)
 				parts = append(parts, MergePart{Name: string(rune('a' + i)), Dir: dir})
 			}
-			merged := sameMerge(t, root, parts, MergeOptions{NotAdditive: []string{"efficiency"}})
+			merged := sameMerge(t, root, parts, MergeOptions{})
 			// A merged folder merges again, alone and with a part.
 			again := filepath.Join(root, "again")
 			sameMerge(t, again, []MergePart{{Name: "m", Dir: merged}}, MergeOptions{})

@@ -77,7 +77,7 @@ func TestMergeIsExact(t *testing.T) {
 		parts = append(parts, results.MergePart{Name: string(rune('a' + i)), Dir: dir})
 	}
 	out := filepath.Join(root, "merged")
-	s, err := results.Merge(out, parts, results.MergeOptions{NotAdditive: []string{"efficiency"}})
+	s, err := results.Merge(out, parts, results.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

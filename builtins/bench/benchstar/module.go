@@ -88,8 +88,7 @@ func together(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	h := runner.HostOf(thread)
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			rec, err := runTogether(h, s, b.Name(), name, loads, bench.Together{OnPartFailure: onFailure, Seed: Seed(s, seed), Tags: tags,
-				NotAdditive: []string{"efficiency"}})
+			rec, err := runTogether(h, s, b.Name(), name, loads, bench.Together{OnPartFailure: onFailure, Seed: Seed(s, seed), Tags: tags})
 			if err != nil {
 				return runner.Outcome{}, err
 			}

@@ -1,0 +1,61 @@
+package results
+
+import (
+	"sort"
+	"sync"
+)
+
+// MetricSpec is a family's declaration of one of its own metrics (a key
+// of Summary.Metrics): what merges and reports make of it. A family
+// declares its metrics once, when its package is initialised.
+type MetricSpec struct {
+	Name string
+	// HigherIsBetter says which way is better (tpmC: up).
+	HigherIsBetter bool
+	// Additive metrics of a merged step are the sum of the parts' (a rate
+	// of one kind of transaction, such as tpmC); the others are left out
+	// of it (TPC-C's efficiency, a share per warehouse).
+	Additive bool
+}
+
+var metricSpecs = struct {
+	sync.RWMutex
+	m map[string]MetricSpec
+}{m: map[string]MetricSpec{}}
+
+// DeclareMetric declares a family's metric; a later declaration of the
+// same name replaces the earlier one.
+func DeclareMetric(s MetricSpec) {
+	metricSpecs.Lock()
+	defer metricSpecs.Unlock()
+	metricSpecs.m[s.Name] = s
+}
+
+// LookupMetric is the declaration of a metric, if a family made one.
+func LookupMetric(name string) (MetricSpec, bool) {
+	metricSpecs.RLock()
+	defer metricSpecs.RUnlock()
+	s, ok := metricSpecs.m[name]
+	return s, ok
+}
+
+// DeclaredMetrics are every declared metric, by name.
+func DeclaredMetrics() []MetricSpec {
+	metricSpecs.RLock()
+	defer metricSpecs.RUnlock()
+	out := make([]MetricSpec, 0, len(metricSpecs.m))
+	for _, s := range metricSpecs.m {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// mergesBySum reports whether Merge sums a metric over the parts: a
+// declared one when it is additive; one no family in this build declares
+// (a folder from a family it does not have) as before declarations, by
+// sum.
+func mergesBySum(name string) bool {
+	s, ok := LookupMetric(name)
+	return !ok || s.Additive
+}
