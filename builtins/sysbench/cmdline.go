@@ -154,9 +154,9 @@ func ParseCommandLine(args []string) (*CommandLine, error) {
 func (cl *CommandLine) setUpTLS() error {
 	m := &cl.MySQL
 	if m.SSL == "" || m.TLS.Mode == db.TLSDisabled {
-		for name, v := range map[string]string{"mysql-ssl-cipher": m.TLS.Ciphers, "mysql-ssl-ca": m.TLS.CA, "mysql-ssl-cert": m.TLS.Cert, "mysql-ssl-key": m.TLS.Key} {
-			if v != "" {
-				cl.Unused = append(cl.Unused, fmt.Sprintf("--%s=%s (without --mysql-ssl nothing is encrypted)", name, v))
+		for _, o := range [][2]string{{"mysql-ssl-ca", m.TLS.CA}, {"mysql-ssl-cert", m.TLS.Cert}, {"mysql-ssl-key", m.TLS.Key}, {"mysql-ssl-cipher", m.TLS.Ciphers}} {
+			if o[1] != "" {
+				cl.Unused = append(cl.Unused, fmt.Sprintf("--%s=%s (without --mysql-ssl nothing is encrypted)", o[0], o[1]))
 			}
 		}
 		m.tls, _ = db.NewTLSSetup(db.TLSOptions{})
