@@ -5,13 +5,13 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/starbench/starbench/internal/readfile"
 )
 
 // TLSMode is how a client asks for TLS, named as MySQL's client programs
@@ -130,26 +130,9 @@ func NewTLSSetup(o TLSOptions) (*TLSSetup, error) {
 	return &TLSSetup{mode: o.Mode, config: c}, nil
 }
 
-// maxPEM bounds a PEM file read: certificates and keys are a few KB (a CA
-// bundle a few hundred), and /dev/zero is not one.
-const maxPEM = 4 << 20
-
-// readPEM reads a PEM file of at most maxPEM bytes.
-func readPEM(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxPEM+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxPEM {
-		return nil, fmt.Errorf("%s is over %d MiB: not a PEM file", path, maxPEM>>20)
-	}
-	return b, nil
-}
+// readPEM reads a PEM file of at most 4 MiB: certificates and keys are a
+// few KB, a CA bundle a few hundred.
+func readPEM(path string) ([]byte, error) { return readfile.Bounded(path, 4<<20, "a PEM file") }
 
 // Mode is the setup's mode.
 func (s *TLSSetup) Mode() TLSMode { return s.mode }

@@ -1,8 +1,8 @@
 package sysbench
 
 import (
+	"cmp"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"sort"
@@ -13,6 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/readfile"
 )
 
 // Commands a sysbench command line may name.
@@ -84,18 +85,22 @@ type MySQLOptions struct {
 	Password string
 	DB       string
 	Given    bool // any --mysql-host/port/socket given
-	// SSL is --mysql-ssl as given ("" when not): on and off as sysbench
-	// 1.0.20 takes them, or a mode as later sysbench and MySQL's clients
-	// name them (REQUIRED, VERIFY_CA, ...); TLS is what it asks for, with
-	// --mysql-ssl-ca/-cert/-key and --mysql-ssl-cipher.
+	// SSL is --mysql-ssl as given ("" when not; "on" when bare): on and
+	// off as sysbench 1.0.20 takes them, or a mode as later sysbench and
+	// MySQL's clients name it (REQUIRED, VERIFY_CA, ...); TLS is what it
+	// asks for, with --mysql-ssl-ca/-cert/-key and --mysql-ssl-cipher.
 	SSL string
 	TLS db.TLSOptions
-	// SSLOn is --mysql-ssl=on (or bare), sysbench 1.0.20's: TLS set up
-	// with its files (see setUpTLS).
-	SSLOn bool
 	// Compression is --mysql-compression: the protocol's zlib compression.
 	Compression bool
 	tls         *db.TLSSetup // set up by ParseCommandLine from SSL and TLS
+}
+
+// SSLOn reports --mysql-ssl=on (or bare): sysbench 1.0.20's TLS, with
+// its files (see setUpTLS).
+func (m MySQLOptions) SSLOn() bool {
+	on, err := parseSwitch(m.SSL)
+	return m.SSL != "" && err == nil && on
 }
 
 // sysbench 1.0.20's --mysql-ssl=on takes these files from the current
@@ -159,10 +164,9 @@ func (cl *CommandLine) setUpTLS() error {
 				cl.Unused = append(cl.Unused, fmt.Sprintf("--%s=%s (without --mysql-ssl nothing is encrypted)", o[0], o[1]))
 			}
 		}
-		m.tls, _ = db.NewTLSSetup(db.TLSOptions{})
-		return nil
+		return nil // no TLS: withTLS leaves the configs as they are
 	}
-	if on, err := parseSwitch(m.SSL); err == nil && on {
+	if m.SSLOn() {
 		var missing []string
 		type file struct {
 			given *string
@@ -181,7 +185,6 @@ func (cl *CommandLine) setUpTLS() error {
 			return fmt.Errorf("--mysql-ssl=on is sysbench 1.0.20's: it takes %s, %s and %s from the current directory, and this one has no %s (sysbench fails the same way, error 2026); give --mysql-ssl=REQUIRED to encrypt without checking the server, or VERIFY_CA or VERIFY_IDENTITY with --mysql-ssl-ca=FILE",
 				ssl1020CA, ssl1020Cert, ssl1020Key, strings.Join(missing, ", "))
 		}
-		m.TLS.Mode, m.SSLOn = db.TLSVerifyCA, true
 	}
 	setup, err := db.NewTLSSetup(m.TLS)
 	if err != nil {
@@ -271,18 +274,9 @@ func (p *commandLineParser) readArgs(args []string) error {
 // unknown names not: sysbench warns that it does not pass them on and
 // runs without them, and so does starbench, saying so.
 func (p *commandLineParser) readConfigFile(path string) error {
-	f, err := os.Open(path)
+	data, err := readfile.Bounded(path, 1<<20, "a config file") // a config file is a few lines
 	if err != nil {
 		return fmt.Errorf("--config-file: %w", err)
-	}
-	defer f.Close()
-	const limit = 1 << 20 // a config file is a few lines; /dev/zero is not one
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return fmt.Errorf("--config-file: %w", err)
-	}
-	if len(data) > limit {
-		return fmt.Errorf("--config-file: %s is over 1 MiB: not a config file", path)
 	}
 	for i, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimRight(line, "\r")
@@ -343,19 +337,12 @@ func (p *commandLineParser) setOption(canon, value, arg string) error {
 	case "mysql_db":
 		cl.MySQL.DB = value
 	case "mysql_dry_run":
-		on, err := parseSwitch(value)
-		if err != nil {
-			return fmt.Errorf("invalid value for --mysql-dry-run: %w", err)
-		}
-		cl.DryRun = on
+		return setSwitch(&cl.DryRun, canon, value)
 	case "mysql_ssl":
 		if on, err := parseSwitch(value); err == nil {
-			cl.MySQL.SSL, cl.MySQL.TLS.Mode = value, db.TLSRequired
-			if !on {
-				cl.MySQL.TLS.Mode = db.TLSDisabled
-			}
-			if value == "" {
-				cl.MySQL.SSL = "on"
+			cl.MySQL.SSL, cl.MySQL.TLS.Mode = cmp.Or(value, "on"), db.TLSDisabled
+			if on { // sysbench 1.0.20's files, found by setUpTLS
+				cl.MySQL.TLS.Mode = db.TLSVerifyCA
 			}
 			return nil
 		}
@@ -373,11 +360,7 @@ func (p *commandLineParser) setOption(canon, value, arg string) error {
 	case "mysql_ssl_key":
 		cl.MySQL.TLS.Key = value
 	case "mysql_compression":
-		on, err := parseSwitch(value)
-		if err != nil {
-			return fmt.Errorf("invalid value for --mysql-compression: %w", err)
-		}
-		cl.MySQL.Compression = on
+		return setSwitch(&cl.MySQL.Compression, canon, value)
 	case "report_checkpoints":
 		cps, err := parseCheckpoints(value)
 		if err != nil {
@@ -385,11 +368,7 @@ func (p *commandLineParser) setOption(canon, value, arg string) error {
 		}
 		cl.Checkpoints = cps
 	case "validate":
-		on, err := parseSwitch(value)
-		if err != nil {
-			return fmt.Errorf("invalid value for --validate: %w", err)
-		}
-		cl.Validate = on
+		return setSwitch(&cl.Validate, canon, value)
 	case "verbosity":
 		v, err := strconv.Atoi(value)
 		if err != nil || v < 0 || v > 5 {
@@ -585,6 +564,16 @@ func (m MySQLOptions) socket() string {
 		return env
 	}
 	return DefaultSocket
+}
+
+// setSwitch sets *dst to an on/off option's value (canon its name).
+func setSwitch(dst *bool, canon, value string) error {
+	on, err := parseSwitch(value)
+	if err != nil {
+		return fmt.Errorf("invalid value for --%s: %w", strings.ReplaceAll(canon, "_", "-"), err)
+	}
+	*dst = on
+	return nil
 }
 
 // parseSwitch reads an on/off option's value as sysbench does; given bare

@@ -186,7 +186,7 @@ func (a *command) endpoints(ctx context.Context, cl *sysbench.CommandLine) (*cli
 	}
 	if mode := cl.MySQL.TLS.Mode; mode != "" && mode != db.TLSDisabled {
 		ep.Info["tls"] = string(mode)
-		if cl.MySQL.SSLOn {
+		if cl.MySQL.SSLOn() {
 			fmt.Fprintf(a.Stderr, "note: --mysql-ssl=on: TLS with the server's certificate checked against %s and the client certificate %s (sysbench 1.0.20's files)\n", cl.MySQL.TLS.CA, cl.MySQL.TLS.Cert)
 		}
 	}
