@@ -19,6 +19,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
+	"github.com/starbench/starbench/builtins/mix/mixstar"
 	"github.com/starbench/starbench/builtins/report/reportstar"
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
@@ -41,6 +42,7 @@ var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command},
 	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command},
+	{Module: mixstar.Module, Doc: mixstar.Doc},
 	{Module: benchstar.Module, Doc: benchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},

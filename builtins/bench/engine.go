@@ -77,6 +77,14 @@ type Finisher interface {
 	Finish(ctx context.Context, s Session) error
 }
 
+// Thinker is a Worker that pauses after an event (a mix's think time):
+// the pause follows the event's latency and is not part of it. Closed
+// loop only: under a rate the schedule paces the events.
+type Thinker interface {
+	// ThinkTime is the pause after the event that just succeeded.
+	ThinkTime() time.Duration
+}
+
 // Sink receives interval statistics from the ticker goroutine.
 type Sink interface {
 	Interval(iv *Interval)
@@ -494,6 +502,11 @@ const yieldEvery = 8 * time.Millisecond
 func (e *engine) work(wk *worker) {
 	e.bind(wk)
 	lastYield := time.Now()
+	thinker, _ := wk.w.(Thinker)
+	if e.schedule != nil {
+		thinker = nil
+	}
+	var thinkTimer *time.Timer
 	for !e.stop.Load() {
 		intended, ok := e.nextStart()
 		if !ok {
@@ -523,11 +536,33 @@ func (e *engine) work(wk *worker) {
 		}
 		if err == nil {
 			wk.stats.recordEvent(end.Sub(intended), end.Sub(t0), wk.lastKind())
+			if thinker != nil {
+				if d := thinker.ThinkTime(); d > 0 && !e.pause(&thinkTimer, d) {
+					return
+				}
+			}
 			continue
 		}
 		if !e.afterError(wk, err, measuring, end.Sub(t0)) {
 			return
 		}
+	}
+}
+
+// pause waits d on *t (made on first use), and is false when the run
+// stops meanwhile.
+func (e *engine) pause(t **time.Timer, d time.Duration) bool {
+	if *t == nil {
+		*t = time.NewTimer(d)
+	} else {
+		(*t).Reset(d)
+	}
+	select {
+	case <-(*t).C:
+		return true
+	case <-e.stopCh:
+		(*t).Stop()
+		return false
 	}
 }
 

@@ -1,12 +1,16 @@
 package benchstar
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner"
 )
 
 // Load is a workload family's load described but not run (what
@@ -78,4 +82,51 @@ func DurationSeconds(what string, d time.Duration) (int64, error) {
 // its own stream, the same step seed the same streams.
 func partSeed(stepSeed int64, k int) int64 {
 	return int64(bench.WorkerSeed(stepSeed, 1<<20+k) >> 11) // below 2^53, as run seeds are
+}
+
+// RunBuiltin is a family's run builtin (sysbench.run, tpcc.run, ...):
+// the plan step that runs l at once into steps/<id>-<l.Name>/ and returns
+// value of its summary and folder. In a dry run the value is
+// value(placeholder(), "", true); a resumed run reads the recorded
+// summary back. l.Step is given the step's seed.
+func RunBuiltin(thread *starlark.Thread, b *starlark.Builtin, l *Load, placeholder func() *results.Summary,
+	value func(s *results.Summary, dir string, placeholder bool) starlark.Value) (starlark.Value, error) {
+	h := runner.HostOf(thread)
+	info := runner.StepInfo{Builtin: b.Name(), Args: l.Args(), Text: l.Text(), Handle: l.Handle}
+	return h.Step(info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			step, err := l.Step(s.Seed())
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			rec, err := Run(h, s, b.Name(), l.Name, step)
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			return runner.Outcome{Value: value(rec.Summary, rec.Dir, false), Record: rec}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return value(placeholder(), "", true) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			rec, err := ReadRecord(b.Name(), raw)
+			if err != nil {
+				return nil, err
+			}
+			return value(rec.Summary, rec.Dir, false), nil
+		},
+	})
+}
+
+// Connector opens sessions on a connection handle's endpoints,
+// round-robin when there are several (each session owns its connection),
+// in the handle's current database and with its session settings.
+func Connector(c *dbstar.Conn, ps bench.PSMode) (*bench.RoundRobin, error) {
+	cfgs, settings := c.Endpoints()
+	if len(cfgs) == 0 {
+		return nil, fmt.Errorf("connection %s is closed", c.ID())
+	}
+	r := &bench.RoundRobin{}
+	for _, cfg := range cfgs {
+		r.Connectors = append(r.Connectors, &bench.SQLConnector{Config: cfg, PS: ps, Init: settings})
+	}
+	return r, nil
 }

@@ -336,19 +336,10 @@ func (c *call) args() map[string]any {
 	return a
 }
 
-// connector opens sessions on the connection's endpoints, round-robin
-// when there are several (each session owns its connection), in the
-// handle's current database and with its session settings.
+// connector opens sessions on the connection's endpoints in the
+// statement mode of the call's options.
 func (c *call) connector() (*bench.RoundRobin, error) {
-	cfgs, settings := c.conn.Endpoints()
-	if len(cfgs) == 0 {
-		return nil, fmt.Errorf("connection %s is closed", c.conn.ID())
-	}
-	r := &bench.RoundRobin{}
-	for _, cfg := range cfgs {
-		r.Connectors = append(r.Connectors, &bench.SQLConnector{Config: cfg, PS: bench.PSMode(c.opts.PSMode), Init: settings})
-	}
-	return r, nil
+	return benchstar.Connector(c.conn, bench.PSMode(c.opts.PSMode))
 }
 
 func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -425,23 +416,9 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	info := runner.StepInfo{Builtin: "sysbench.run", Args: c.args(), Text: c.commandLine("run"), Handle: c.conn.ID()}
-	return runner.HostOf(thread).Step(info, runner.Action{
-		Run: func(s *runner.Step) (runner.Outcome, error) {
-			return runWorkload(thread, b, s, c, wl)
-		},
-		Placeholder: func(*runner.Step) starlark.Value {
-			sum := &results.Summary{Workload: wl.Meta(), Threads: c.opts.Threads, Tags: c.tags, Latency: results.LatencySummary{Percentiles: map[string]float64{}}}
-			return resultValue(sum, "", true)
-		},
-		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
-			rec, err := benchstar.ReadRecord("sysbench.run", raw)
-			if err != nil {
-				return nil, err
-			}
-			return resultValue(rec.Summary, rec.Dir, false), nil
-		},
-	})
+	return benchstar.RunBuiltin(thread, b, c.load(), func() *results.Summary {
+		return &results.Summary{Workload: wl.Meta(), Threads: c.opts.Threads, Tags: c.tags, Latency: results.LatencySummary{Percentiles: map[string]float64{}}}
+	}, resultValue)
 }
 
 func part(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -508,21 +485,6 @@ func hasKeyword(kwargs []starlark.Tuple, name string) bool {
 		}
 	}
 	return false
-}
-
-func runWorkload(thread *starlark.Thread, b *starlark.Builtin, s *runner.Step, c *call, wl *sysbench.Workload) (runner.Outcome, error) {
-	conn, err := c.connector()
-	if err != nil {
-		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-	}
-	h := runner.HostOf(thread)
-	step := wl.Step(conn, benchstar.Seed(s, c.opts.RandSeed), "starbench", bench.Segment{})
-	step.Tags, step.Target = c.tags, c.conn.Display()
-	rec, err := benchstar.Run(h, s, b.Name(), stepLabel(c), step)
-	if err != nil {
-		return runner.Outcome{}, err
-	}
-	return runner.Outcome{Value: resultValue(rec.Summary, rec.Dir, false), Record: rec}, nil
 }
 
 // resultValue is what sysbench.run returns to the plan: a step's figures

@@ -75,15 +75,7 @@ var Doc = runner.ModuleDoc{
 // connector opens sessions on the handle's endpoints, in its database and
 // with its session settings.
 func connector(c *dbstar.Conn) (bench.Connector, error) {
-	cfgs, settings := c.Endpoints()
-	if len(cfgs) == 0 {
-		return nil, fmt.Errorf("connection %s is closed", c.ID())
-	}
-	r := &bench.RoundRobin{}
-	for _, cfg := range cfgs {
-		r.Connectors = append(r.Connectors, &bench.SQLConnector{Config: cfg, PS: bench.PSAuto, Init: settings})
-	}
-	return r, nil
+	return benchstar.Connector(c, bench.PSAuto)
 }
 
 // commandLine is the go-tpc command line equivalent to a call; on
@@ -316,23 +308,9 @@ func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	info := runner.StepInfo{Builtin: "tpcc.run", Handle: conn.ID(), Text: commandLine(conn, r.layout, "run", r.flags()...), Args: r.stepArgs()}
-	h := runner.HostOf(thread)
-	return h.Step(info, runner.Action{
-		Run: func(s *runner.Step) (runner.Outcome, error) {
-			return runWorkload(h, b, s, conn, r)
-		},
-		Placeholder: func(*runner.Step) starlark.Value {
-			return resultValue(&results.Summary{Workload: wl.Meta(), Threads: r.threads, Tags: r.tags}, "", true)
-		},
-		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
-			rec, err := benchstar.ReadRecord("tpcc.run", raw)
-			if err != nil {
-				return nil, err
-			}
-			return resultValue(rec.Summary, rec.Dir, false), nil
-		},
-	})
+	return benchstar.RunBuiltin(thread, b, r.load(conn), func() *results.Summary {
+		return &results.Summary{Workload: wl.Meta(), Threads: r.threads, Tags: r.tags}
+	}, resultValue)
 }
 
 // stepArgs are what the journal keeps of a run's arguments.
@@ -373,18 +351,6 @@ func (r *runArgs) step(conn *dbstar.Conn, seed int64) (bench.Step, error) {
 	return step, nil
 }
 
-func runWorkload(h runner.Host, b *starlark.Builtin, s *runner.Step, conn *dbstar.Conn, r *runArgs) (runner.Outcome, error) {
-	step, err := r.step(conn, benchstar.Seed(s, r.seed))
-	if err != nil {
-		return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-	}
-	rec, err := benchstar.Run(h, s, b.Name(), fmt.Sprintf("tpcc-t%d", r.threads), step)
-	if err != nil {
-		return runner.Outcome{}, err
-	}
-	return runner.Outcome{Value: resultValue(rec.Summary, rec.Dir, false), Record: rec}, nil
-}
-
 func part(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	conn, r, err := parseRun(b, args, kwargs)
 	if err != nil {
@@ -393,6 +359,11 @@ func part(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 	if _, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: r.warehouses, Weights: r.weights, Wait: r.wait}); err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
+	return benchstar.NewLoad(r.load(conn)), nil
+}
+
+// load is the run as a part of bench.together (or, run at once, tpcc.run).
+func (r *runArgs) load(conn *dbstar.Conn) *benchstar.Load {
 	l := &benchstar.Load{Family: "tpcc", Name: fmt.Sprintf("tpcc-t%d", r.threads), Handle: conn.ID(), Target: conn.Display(), Time: r.time, Interval: r.interval,
 		Text: func() string { return commandLine(conn, r.layout, "run", r.flags()...) }, Args: r.stepArgs,
 		Step: func(seed int64) (bench.Step, error) { return r.step(conn, seed) }}
@@ -410,7 +381,7 @@ func part(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 		r.interval, l.Interval = d, d
 		return nil
 	}
-	return benchstar.NewLoad(l), nil
+	return l
 }
 
 // resultValue is what tpcc.run returns to the plan.

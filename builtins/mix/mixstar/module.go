@@ -1,0 +1,747 @@
+// Package mixstar is the Starlark adapter of builtins/mix: the predeclared
+// `mix` module, in which a plan declares a workload for its own schema
+// (mix.define, mix.txn, mix.stmt and the generators) and runs it as a
+// family like sysbench and TPC-C (mix.prepare, mix.run, mix.part,
+// mix.cleanup). Declarations are checked where they are written and
+// compiled once into Go values: no Starlark runs per event.
+package mixstar
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/bench/benchstar"
+	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/mix"
+	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner"
+)
+
+// Module is the predeclared `mix` module.
+var Module = &starlarkstruct.Module{
+	Name: "mix",
+	Members: starlark.StringDict{
+		"define":    starlark.NewBuiltin("mix.define", define),
+		"txn":       starlark.NewBuiltin("mix.txn", txn),
+		"stmt":      starlark.NewBuiltin("mix.stmt", stmt),
+		"rows":      starlark.NewBuiltin("mix.rows", rows),
+		"uniform":   starlark.NewBuiltin("mix.uniform", uniform),
+		"gaussian":  starlark.NewBuiltin("mix.gaussian", gaussian),
+		"special":   starlark.NewBuiltin("mix.special", special),
+		"pareto":    starlark.NewBuiltin("mix.pareto", pareto),
+		"zipfian":   starlark.NewBuiltin("mix.zipfian", zipfian),
+		"latest":    starlark.NewBuiltin("mix.latest", latest),
+		"sequence":  starlark.NewBuiltin("mix.sequence", sequence),
+		"unique_id": starlark.NewBuiltin("mix.unique_id", uniqueID),
+		"string":    starlark.NewBuiltin("mix.string", randomString),
+		"pattern":   starlark.NewBuiltin("mix.pattern", pattern),
+		"choice":    starlark.NewBuiltin("mix.choice", choice),
+		"timestamp": starlark.NewBuiltin("mix.timestamp", timestamp),
+		"now":       starlark.NewBuiltin("mix.now", now),
+		"ref":       starlark.NewBuiltin("mix.ref", ref),
+		"prepare":   starlark.NewBuiltin("mix.prepare", prepare),
+		"run":       starlark.NewBuiltin("mix.run", run),
+		"part":      starlark.NewBuiltin("mix.part", part),
+		"cleanup":   starlark.NewBuiltin("mix.cleanup", cleanup),
+	},
+}
+
+// GenValue is a generator as a plan holds it.
+type GenValue struct{ Gen *mix.Gen }
+
+func (v *GenValue) String() string        { return "mix." + v.Gen.String() }
+func (v *GenValue) Type() string          { return "mix.generator" }
+func (v *GenValue) Freeze()               {}
+func (v *GenValue) Truth() starlark.Bool  { return true }
+func (v *GenValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: mix.generator") }
+
+// stmtValue is a statement as a plan holds it.
+type stmtValue struct{ s mix.Statement }
+
+func (v *stmtValue) String() string        { return fmt.Sprintf("mix.stmt(%q)", v.s.SQL) }
+func (v *stmtValue) Type() string          { return "mix.stmt" }
+func (v *stmtValue) Freeze()               {}
+func (v *stmtValue) Truth() starlark.Bool  { return true }
+func (v *stmtValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: mix.stmt") }
+
+// txnValue is a transaction as a plan holds it (named by mix.define).
+type txnValue struct{ t mix.Transaction }
+
+func (v *txnValue) String() string {
+	return fmt.Sprintf("mix.txn(%d statements, weight = %d)", len(v.t.Statements), v.t.Weight)
+}
+func (v *txnValue) Type() string          { return "mix.txn" }
+func (v *txnValue) Freeze()               {}
+func (v *txnValue) Truth() starlark.Bool  { return true }
+func (v *txnValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: mix.txn") }
+
+// rowsValue is a table's load as a plan holds it (its table named by
+// mix.define).
+type rowsValue struct{ l mix.Load }
+
+func (v *rowsValue) String() string {
+	return fmt.Sprintf("mix.rows(%d, %d columns)", v.l.Rows, len(v.l.Columns))
+}
+func (v *rowsValue) Type() string          { return "mix.rows" }
+func (v *rowsValue) Freeze()               {}
+func (v *rowsValue) Truth() starlark.Bool  { return true }
+func (v *rowsValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: mix.rows") }
+
+// Value is a defined mix as a plan holds it: name, version, tables and
+// transactions are its attributes.
+type Value struct{ Mix *mix.Mix }
+
+var _ starlark.HasAttrs = (*Value)(nil)
+
+func (v *Value) String() string {
+	return fmt.Sprintf("<mix %s %s>", v.Mix.Name(), v.Mix.Meta().Version)
+}
+func (v *Value) Type() string          { return "mix" }
+func (v *Value) Freeze()               {}
+func (v *Value) Truth() starlark.Bool  { return true }
+func (v *Value) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: mix") }
+
+// Attr gives the mix's name, version, tables and transactions.
+func (v *Value) Attr(name string) (starlark.Value, error) {
+	switch name {
+	case "name":
+		return starlark.String(v.Mix.Name()), nil
+	case "version":
+		return starlark.String(v.Mix.Meta().Version), nil
+	case "tables":
+		return runner.StringList(v.Mix.TableNames()), nil
+	case "transactions":
+		return runner.StringList(v.Mix.Kinds()), nil
+	}
+	return nil, nil
+}
+
+// AttrNames lists the attributes.
+func (v *Value) AttrNames() []string { return []string{"name", "tables", "transactions", "version"} }
+
+// Unpack lets builtins take a mix argument.
+func (v *Value) Unpack(x starlark.Value) error {
+	m, ok := x.(*Value)
+	if !ok {
+		return fmt.Errorf("want a mix from mix.define, not %s", x.Type())
+	}
+	*v = *m
+	return nil
+}
+
+// genOf is a statement argument or column value: a generator, or a
+// constant (number, string, bool, None).
+func genOf(v starlark.Value) (*mix.Gen, error) {
+	switch v := v.(type) {
+	case *GenValue:
+		return v.Gen, nil
+	case starlark.NoneType:
+		return mix.Const(nil)
+	case starlark.Bool:
+		return mix.Const(bool(v))
+	case starlark.Int:
+		n, ok := v.Int64()
+		if !ok {
+			return nil, fmt.Errorf("%s is out of range", v)
+		}
+		return mix.Const(n)
+	case starlark.Float:
+		return mix.Const(float64(v))
+	case starlark.String:
+		return mix.Const(string(v))
+	}
+	return nil, fmt.Errorf("want a generator (mix.uniform(...), ...) or a constant, not %s", v.Type())
+}
+
+func stmt(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(kwargs) > 0 {
+		return nil, fmt.Errorf("%s: takes the statement and its arguments, in order, and no keywords", b.Name())
+	}
+	if len(args) == 0 {
+		return nil, fmt.Errorf("%s: missing the statement", b.Name())
+	}
+	sql, ok := starlark.AsString(args[0])
+	if !ok {
+		return nil, fmt.Errorf("%s: the statement must be a string, not %s", b.Name(), args[0].Type())
+	}
+	s := mix.Statement{SQL: sql}
+	for i, a := range args[1:] {
+		g, err := genOf(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: argument %d: %w", b.Name(), i+1, err)
+		}
+		s.Args = append(s.Args, g)
+	}
+	if err := mix.CheckStatement(s.SQL, s.Args); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return &stmtValue{s}, nil
+}
+
+func txn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var statements *starlark.List
+	var retryOn *starlark.List
+	var think starlark.Value = starlark.MakeInt(0)
+	t := mix.Transaction{Weight: 1, Retries: 3}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "statements", &statements, "weight?", &t.Weight, "autocommit?", &t.Autocommit,
+		"retry_on?", &retryOn, "retries?", &t.Retries, "think?", &think); err != nil {
+		return nil, err
+	}
+	for i := range statements.Len() {
+		s, ok := statements.Index(i).(*stmtValue)
+		if !ok {
+			return nil, fmt.Errorf("%s: statement %d is a %s, not a mix.stmt(...)", b.Name(), i+1, statements.Index(i).Type())
+		}
+		t.Statements = append(t.Statements, s.s)
+	}
+	if retryOn != nil {
+		for i := range retryOn.Len() {
+			var n int
+			if err := starlark.AsInt(retryOn.Index(i), &n); err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("%s: retry_on: %s is not a MySQL error code", b.Name(), retryOn.Index(i))
+			}
+			t.RetryOn = append(t.RetryOn, uint16(n))
+		}
+	}
+	var err error
+	if t.Think, err = runner.DurationOf(think); err != nil {
+		return nil, fmt.Errorf("%s: think: %w", b.Name(), err)
+	}
+	t.Name = "txn"
+	if err := mix.CheckTransaction(t); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return &txnValue{t}, nil
+}
+
+func rows(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("%s: takes the row count, then each column as a keyword: mix.rows(1000, id = mix.sequence(), ...)", b.Name())
+	}
+	var n int64
+	if err := starlark.AsInt(args[0], &n); err != nil || n < 0 {
+		return nil, fmt.Errorf("%s: the row count must be a non-negative integer, got %s", b.Name(), args[0])
+	}
+	l := mix.Load{Rows: n}
+	for _, kv := range kwargs {
+		name := string(kv[0].(starlark.String))
+		g, err := genOf(kv[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", b.Name(), name, err)
+		}
+		l.Columns = append(l.Columns, mix.Column{Name: name, Gen: g})
+	}
+	if len(l.Columns) == 0 {
+		return nil, fmt.Errorf("%s: no columns: name each as a keyword, mix.rows(1000, id = mix.sequence(), ...)", b.Name())
+	}
+	return &rowsValue{l}, nil
+}
+
+func define(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var d mix.Definition
+	var tables, load, transactions *starlark.Dict
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &d.Name, "tables", &tables, "transactions", &transactions, "data?", &load); err != nil {
+		return nil, err
+	}
+	for _, kv := range tables.Items() {
+		name, ok1 := starlark.AsString(kv[0])
+		create, ok2 := starlark.AsString(kv[1])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("%s: tables maps each table's name to its column definitions (strings), got %s: %s", b.Name(), kv[0].Type(), kv[1].Type())
+		}
+		d.Tables = append(d.Tables, mix.Table{Name: name, Create: create})
+	}
+	if load != nil {
+		for _, kv := range load.Items() {
+			name, ok := starlark.AsString(kv[0])
+			r, ok2 := kv[1].(*rowsValue)
+			if !ok || !ok2 {
+				return nil, fmt.Errorf("%s: data maps table names to mix.rows(...), got %s: %s", b.Name(), kv[0].Type(), kv[1].Type())
+			}
+			l := r.l
+			l.Table = name
+			d.Loads = append(d.Loads, l)
+		}
+	}
+	for _, kv := range transactions.Items() {
+		name, ok := starlark.AsString(kv[0])
+		t, ok2 := kv[1].(*txnValue)
+		if !ok || !ok2 {
+			return nil, fmt.Errorf("%s: transactions maps names to mix.txn(...), got %s: %s", b.Name(), kv[0].Type(), kv[1].Type())
+		}
+		tx := t.t
+		tx.Name = name
+		d.Transactions = append(d.Transactions, tx)
+	}
+	m, err := mix.Define(d)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", b.Name(), d.Name, err)
+	}
+	return &Value{Mix: m}, nil
+}
+
+// genResult is a generator builtin's result.
+func genResult(b *starlark.Builtin, g *mix.Gen, err error) (starlark.Value, error) {
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return &GenValue{g}, nil
+}
+
+func uniform(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var lo, hi starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lo", &lo, "hi", &hi); err != nil {
+		return nil, err
+	}
+	_, f1 := lo.(starlark.Float)
+	_, f2 := hi.(starlark.Float)
+	if f1 || f2 {
+		var flo, fhi float64
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lo", &flo, "hi", &fhi); err != nil {
+			return nil, err
+		}
+		g, err := mix.UniformFloat(flo, fhi)
+		return genResult(b, g, err)
+	}
+	var ilo, ihi int64
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lo", &ilo, "hi", &ihi); err != nil {
+		return nil, err
+	}
+	g, err := mix.Uniform(ilo, ihi)
+	return genResult(b, g, err)
+}
+
+func gaussian(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var lo, hi int64
+	iter := 12
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lo", &lo, "hi", &hi, "iter?", &iter); err != nil {
+		return nil, err
+	}
+	g, err := mix.Gaussian(lo, hi, iter)
+	return genResult(b, g, err)
+}
+
+func special(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var lo, hi int64
+	pct, res := 1.0, 75.0
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lo", &lo, "hi", &hi, "pct?", &pct, "res?", &res); err != nil {
+		return nil, err
+	}
+	g, err := mix.Special(lo, hi, pct, res)
+	return genResult(b, g, err)
+}
+
+func pareto(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var lo, hi int64
+	h := 0.2
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lo", &lo, "hi", &hi, "h?", &h); err != nil {
+		return nil, err
+	}
+	g, err := mix.Pareto(lo, hi, h)
+	return genResult(b, g, err)
+}
+
+func zipfian(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var lo, hi int64
+	theta, scrambled := 0.99, false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lo", &lo, "hi", &hi, "theta?", &theta, "scrambled?", &scrambled); err != nil {
+		return nil, err
+	}
+	g, err := mix.Zipfian(lo, hi, theta, scrambled)
+	return genResult(b, g, err)
+}
+
+func latest(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var seq starlark.Value
+	theta, lo := 0.99, int64(1)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "sequence", &seq, "lo?", &lo, "theta?", &theta); err != nil {
+		return nil, err
+	}
+	gv, ok := seq.(*GenValue)
+	if !ok {
+		return nil, fmt.Errorf("%s: takes a mix.sequence(...), not %s", b.Name(), seq.Type())
+	}
+	g, err := mix.Latest(gv.Gen, lo, theta)
+	return genResult(b, g, err)
+}
+
+func sequence(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	start, step := int64(1), int64(1)
+	perWorker := false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "start?", &start, "step?", &step, "per_worker?", &perWorker); err != nil {
+		return nil, err
+	}
+	g, err := mix.Sequence(start, step, !perWorker)
+	return genResult(b, g, err)
+}
+
+func uniqueID(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	start := int64(1)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "start?", &start); err != nil {
+		return nil, err
+	}
+	g, err := mix.UniqueID(start)
+	return genResult(b, g, err)
+}
+
+func randomString(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var minLen int
+	maxLen := -1
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "min", &minLen, "max?", &maxLen); err != nil {
+		return nil, err
+	}
+	if maxLen < 0 {
+		maxLen = minLen
+	}
+	g, err := mix.String(minLen, maxLen)
+	return genResult(b, g, err)
+}
+
+func pattern(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var template string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "template", &template); err != nil {
+		return nil, err
+	}
+	g, err := mix.Pattern(template)
+	return genResult(b, g, err)
+}
+
+func choice(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var values *starlark.List
+	var weights *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "values", &values, "weights?", &weights); err != nil {
+		return nil, err
+	}
+	var vals []any
+	for i := range values.Len() {
+		g, err := genOf(values.Index(i))
+		if err != nil || g.IsGenerator() {
+			return nil, fmt.Errorf("%s: value %d: want a number, string, bool or None, not %s", b.Name(), i+1, values.Index(i).Type())
+		}
+		vals = append(vals, g.Constant())
+	}
+	var ws []int64
+	if weights != nil {
+		for i := range weights.Len() {
+			var w int64
+			if err := starlark.AsInt(weights.Index(i), &w); err != nil {
+				return nil, fmt.Errorf("%s: weights: %w", b.Name(), err)
+			}
+			ws = append(ws, w)
+		}
+	}
+	g, err := mix.Choice(vals, ws)
+	return genResult(b, g, err)
+}
+
+func timestamp(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var lo, hi string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lo", &lo, "hi", &hi); err != nil {
+		return nil, err
+	}
+	tlo, err1 := parseTime(lo)
+	thi, err2 := parseTime(hi)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("%s: want times as \"2006-01-02 15:04:05\" or \"2006-01-02\", got %q and %q", b.Name(), lo, hi)
+	}
+	g, err := mix.Timestamp(tlo, thi)
+	return genResult(b, g, err)
+}
+
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateTime, s); err == nil {
+		return t, nil
+	}
+	return time.Parse(time.DateOnly, s)
+}
+
+func now(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	return &GenValue{mix.Now()}, nil
+}
+
+func ref(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var column string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "column", &column); err != nil {
+		return nil, err
+	}
+	g, err := mix.Ref(column)
+	return genResult(b, g, err)
+}
+
+// prepare, cleanup, run and part: the family's steps.
+
+func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var conn *dbstar.Conn
+	var m Value
+	o := mix.PrepareOptions{Threads: 1, IfExists: mix.IfExistsError, Method: "auto"}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "mix", &m, "threads?", &o.Threads,
+		"if_exists?", &o.IfExists, "load_method?", &o.Method, "seed?", &o.Seed); err != nil {
+		return nil, err
+	}
+	if o.Threads < 1 {
+		return nil, fmt.Errorf("%s: threads must be at least 1, got %d", b.Name(), o.Threads)
+	}
+	info := runner.StepInfo{Builtin: b.Name(), Handle: conn.ID(), Text: commandLine(conn, m.Mix, "prepare", fmt.Sprintf("--threads %d", o.Threads)),
+		Args: map[string]any{"mix": m.Mix.Name(), "version": m.Mix.Meta().Version, "threads": o.Threads, "if_exists": o.IfExists,
+			"load_method": o.Method, "seed": o.Seed}}
+	h := runner.HostOf(thread)
+	return h.Step(info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			c, err := benchstar.Connector(conn, bench.PSAuto)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			o.Seed = benchstar.Seed(s, o.Seed)
+			res, err := m.Mix.Prepare(s.Context(), c, o, h.Out().Writer())
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{Value: prepareValue(res, false), Record: res}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value {
+			return prepareValue(&mix.PrepareResult{Tables: m.Mix.TableNames()}, true)
+		},
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var res mix.PrepareResult
+			err := json.Unmarshal(raw, &res)
+			return prepareValue(&res, false), err
+		},
+	})
+}
+
+func prepareValue(r *mix.PrepareResult, placeholder bool) starlark.Value {
+	rows := starlark.NewDict(len(r.Rows))
+	for t, n := range r.Rows {
+		_ = rows.SetKey(starlark.String(t), starlark.MakeInt64(n))
+	}
+	return starlarkstruct.FromStringDict(starlark.String("mix_prepare"), starlark.StringDict{
+		"schema": starlark.String(r.Schema), "tables": runner.StringList(r.Tables), "reused": runner.StringList(r.Reused),
+		"rows": rows, "total_rows": starlark.MakeInt64(r.TotalRows), "seconds": starlark.Float(r.Seconds),
+		"rows_per_s": starlark.Float(r.RowsPerS), "placeholder": starlark.Bool(placeholder),
+	})
+}
+
+// cleanupRecord is what the journal keeps of a cleanup.
+type cleanupRecord struct {
+	Schema  string   `json:"schema,omitempty"`
+	Dropped []string `json:"dropped"`
+}
+
+func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var conn *dbstar.Conn
+	var m Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "mix", &m); err != nil {
+		return nil, err
+	}
+	info := runner.StepInfo{Builtin: b.Name(), Handle: conn.ID(), Text: commandLine(conn, m.Mix, "cleanup"),
+		Args: map[string]any{"mix": m.Mix.Name(), "tables": m.Mix.TableNames()}}
+	h := runner.HostOf(thread)
+	return h.Step(info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			c, err := benchstar.Connector(conn, bench.PSAuto)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			dropped, err := m.Mix.Cleanup(s.Context(), c, h.Out().Writer())
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{Value: runner.StringList(dropped), Record: cleanupRecord{Schema: bench.SchemaOf(c), Dropped: dropped}}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return runner.StringList(nil) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var rec cleanupRecord
+			err := json.Unmarshal(raw, &rec)
+			return runner.StringList(rec.Dropped), err
+		},
+	})
+}
+
+// commandLine describes a step of the mix for step lists and the journal:
+// the module function, the mix and its version, the database and flags.
+func commandLine(conn *dbstar.Conn, m *mix.Mix, command string, flags ...string) string {
+	parts := []string{"mix", command, m.Name(), "(" + m.Meta().Version + ")"}
+	if database := conn.Session().Database; database != "" {
+		parts = append(parts, "--db "+database)
+	}
+	return strings.Join(append(parts, flags...), " ")
+}
+
+// runArgs are mix.run's and mix.part's arguments.
+type runArgs struct {
+	conn *dbstar.Conn
+	mix  *mix.Mix
+	o    mix.RunOptions
+	seed int64 // given by the plan (0: the step's)
+	tags map[string]string
+}
+
+func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (*runArgs, error) {
+	r := &runArgs{o: mix.RunOptions{Threads: 1, Percentile: 95}}
+	var m Value
+	var timeV, intervalV, warmupV, reconnectV starlark.Value = starlark.String("10s"), starlark.MakeInt(0), starlark.MakeInt(0), starlark.String("30s")
+	var tags *starlark.Dict
+	var ignore *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &r.conn, "mix", &m, "threads?", &r.o.Threads, "time?", &timeV,
+		"events?", &r.o.Events, "report_interval?", &intervalV, "rate?", &r.o.Rate, "warmup_time?", &warmupV, "seed?", &r.seed,
+		"ignore_errors?", &ignore, "reconnect_timeout?", &reconnectV, "percentile?", &r.o.Percentile, "tags?", &tags); err != nil {
+		return nil, err
+	}
+	r.mix = m.Mix
+	for _, d := range []struct {
+		v   starlark.Value
+		dst *time.Duration
+		key string
+	}{{timeV, &r.o.Time, "time"}, {intervalV, &r.o.Interval, "report_interval"}, {warmupV, &r.o.Warmup, "warmup_time"},
+		{reconnectV, &r.o.ReconnectTimeout, "reconnect_timeout"}} {
+		var err error
+		if *d.dst, err = runner.DurationOf(d.v); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", b.Name(), d.key, err)
+		}
+	}
+	if r.o.Threads < 1 || r.o.Events < 0 || r.o.Rate < 0 || (r.o.Time == 0 && r.o.Events == 0) {
+		return nil, fmt.Errorf("%s: want threads >= 1, a time or a number of events, and a rate >= 0", b.Name())
+	}
+	if r.o.Percentile <= 0 || r.o.Percentile >= 100 {
+		return nil, fmt.Errorf("%s: percentile must be between 0 and 100, got %v", b.Name(), r.o.Percentile)
+	}
+	if ignore != nil {
+		for i := range ignore.Len() {
+			var n int
+			if err := starlark.AsInt(ignore.Index(i), &n); err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("%s: ignore_errors: %s is not a MySQL error code", b.Name(), ignore.Index(i))
+			}
+			r.o.IgnoreErrors = append(r.o.IgnoreErrors, uint16(n))
+		}
+	}
+	var err error
+	if r.tags, err = benchstar.Tags(tags); err != nil {
+		return nil, fmt.Errorf("%s: tags: %w", b.Name(), err)
+	}
+	return r, nil
+}
+
+// flags are the run's options as the step list shows them.
+func (r *runArgs) flags() []string {
+	f := []string{fmt.Sprintf("--threads %d", r.o.Threads)}
+	if r.o.Time > 0 {
+		f = append(f, "--time "+r.o.Time.String())
+	}
+	if r.o.Events > 0 {
+		f = append(f, fmt.Sprintf("--events %d", r.o.Events))
+	}
+	if r.o.Rate > 0 {
+		f = append(f, fmt.Sprintf("--rate %v", r.o.Rate))
+	}
+	if r.o.Interval > 0 {
+		f = append(f, "--report-interval "+r.o.Interval.String())
+	}
+	return f
+}
+
+func (r *runArgs) stepArgs() map[string]any {
+	a := map[string]any{"mix": r.mix.Name(), "version": r.mix.Meta().Version, "threads": r.o.Threads, "time": r.o.Time.Seconds(),
+		"events": r.o.Events, "rate": r.o.Rate, "report_interval": r.o.Interval.Seconds(), "warmup_time": r.o.Warmup.Seconds(),
+		"seed": r.seed, "percentile": r.o.Percentile}
+	if len(r.o.IgnoreErrors) > 0 {
+		a["ignore_errors"] = r.o.IgnoreErrors
+	}
+	if len(r.tags) > 0 {
+		a["tags"] = r.tags
+	}
+	return a
+}
+
+// load is the run as a part of bench.together (or, run at once, mix.run).
+func (r *runArgs) load() *benchstar.Load {
+	l := &benchstar.Load{Family: "mix", Name: fmt.Sprintf("%s-t%d", r.mix.Name(), r.o.Threads), Handle: r.conn.ID(), Target: r.conn.Display(),
+		Time: r.o.Time, Interval: max(r.o.Interval, time.Second),
+		Text: func() string { return commandLine(r.conn, r.mix, "run", r.flags()...) }, Args: r.stepArgs}
+	l.SetTime = func(d time.Duration) error {
+		if d <= 0 {
+			return fmt.Errorf("must be positive, got %v", d)
+		}
+		r.o.Time, l.Time = d, d
+		return nil
+	}
+	l.SetInterval = func(d time.Duration) error {
+		if d <= 0 {
+			return fmt.Errorf("must be positive, got %v", d)
+		}
+		r.o.Interval, l.Interval = d, d
+		return nil
+	}
+	l.Step = func(seed int64) (bench.Step, error) {
+		c, err := benchstar.Connector(r.conn, bench.PSAuto)
+		if err != nil {
+			return bench.Step{}, err
+		}
+		o := r.o
+		o.Seed = seed
+		if r.seed != 0 {
+			o.Seed = r.seed
+		}
+		step := r.mix.Step(c, o)
+		step.Tags, step.Target = r.tags, r.conn.Display()
+		return step, nil
+	}
+	return l
+}
+
+func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	r, err := parseRun(b, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return benchstar.RunBuiltin(thread, b, r.load(), func() *results.Summary {
+		// A dry run's transactions are the mix's, with zero counts: a plan may read r.transactions["name"].
+		s := &results.Summary{Workload: r.mix.Meta(), Threads: r.o.Threads, Tags: r.tags, Latency: results.LatencySummary{Percentiles: map[string]float64{}}}
+		for _, k := range r.mix.Kinds() {
+			s.Kinds = append(s.Kinds, results.KindSummary{Name: k, Latency: results.LatencySummary{Percentiles: map[string]float64{}}})
+		}
+		return s
+	}, resultValue)
+}
+
+func part(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	r, err := parseRun(b, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return benchstar.NewLoad(r.load()), nil
+}
+
+// resultValue is what mix.run returns: every run builtin's fields, the
+// retries, and the transactions by name.
+func resultValue(s *results.Summary, dir string, placeholder bool) starlark.Value {
+	kinds := starlark.NewDict(len(s.Kinds))
+	names := make([]string, 0, len(s.Kinds))
+	byName := map[string]results.KindSummary{}
+	for _, k := range s.Kinds {
+		names = append(names, k.Name)
+		byName[k.Name] = k
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		k := byName[n]
+		_ = kinds.SetKey(starlark.String(n), starlarkstruct.FromStringDict(starlark.String("mix_transaction"), starlark.StringDict{
+			"count": starlark.MakeInt64(k.Events), "errors": starlark.MakeInt64(k.Errors), "per_minute": starlark.Float(k.PerMinute),
+			"latency": benchstar.LatencyValue(k.Latency),
+		}))
+	}
+	fields := benchstar.SummaryFields(s, dir, placeholder)
+	fields["retries"] = starlark.MakeInt64(int64(s.Metrics[mix.MetricRetries]))
+	fields["transactions"] = kinds
+	fields["late"], fields["dropped"] = starlark.MakeInt64(s.Late), starlark.MakeInt64(s.Dropped)
+	return starlarkstruct.FromStringDict(starlark.String("mix_result"), fields)
+}
