@@ -32,7 +32,7 @@ type Gen struct {
 	cum      []int64 // cumulative choice weights
 	column   string  // ref
 	value    any     // constant
-	of       *Gen    // latest's sequence
+	of       *Gen    // latest's sequence, same's generator
 	zipf     *zipfConstants
 	desc     string
 }
@@ -57,6 +57,7 @@ const (
 	genTimestamp
 	genNow
 	genRef
+	genSame
 )
 
 // String describes the generator as declared: "uniform(1, 100)".
@@ -272,6 +273,21 @@ func Ref(column string) (*Gen, error) {
 		return nil, fmt.Errorf("ref: needs a column name")
 	}
 	return &Gen{kind: genRef, column: column, desc: "ref(" + strconv.Quote(column) + ")"}, nil
+}
+
+// Same is the value of generator of as it was last drawn in the same
+// transaction (by an earlier argument of the statement or an earlier
+// statement), plus plus when it is an integer: sysbench's range ends
+// (id and id+99) and its DELETE and INSERT of one id.
+func Same(of *Gen, plus int64) (*Gen, error) {
+	if of == nil || of.kind == genConst || of.kind == genRef || of.kind == genSame {
+		return nil, fmt.Errorf("same: takes a generator a statement draws (not a constant, a ref or a same)")
+	}
+	desc := "same(" + of.desc + ")"
+	if plus != 0 {
+		desc = fmt.Sprintf("same(%s, plus = %d)", of.desc, plus)
+	}
+	return &Gen{kind: genSame, of: of, lo: plus, desc: desc}, nil
 }
 
 // drawer draws the values of one generator instance.
@@ -511,3 +527,18 @@ type refDrawer struct {
 }
 
 func (d *refDrawer) draw() any { return d.slots[d.slot] }
+
+// sameDrawer is an earlier argument's value, kept in a slot, plus an
+// offset for integers.
+type sameDrawer struct {
+	slots []any
+	slot  int
+	plus  int64
+}
+
+func (d *sameDrawer) draw() any {
+	if n, ok := d.slots[d.slot].(int64); ok && d.plus != 0 {
+		return n + d.plus
+	}
+	return d.slots[d.slot]
+}

@@ -117,7 +117,8 @@ type compiledTxn struct {
 type compiledStmt struct {
 	sql      string
 	args     []*Gen
-	argSlot  []int // by argument: its ref slot, -1 for a generator
+	argSlot  []int // by argument: the slot a ref or same takes its value from, -1 for a generator
+	keepSlot []int // by argument: the slot its drawn value is kept in for a later same, -1 for none
 	rows     bool  // returns a result set
 	captures []capture
 }
@@ -163,8 +164,8 @@ func Define(d Definition) (*Mix, error) {
 			return nil, fmt.Errorf("load: %s: no columns to fill", l.Table)
 		}
 		for _, c := range l.Columns {
-			if c.Gen == nil || c.Gen.kind == genRef || c.Gen.kind == genLatest {
-				return nil, fmt.Errorf("load: %s.%s: %v cannot fill a loaded column (refs and latest draw from a running transaction)", l.Table, c.Name, c.Gen)
+			if c.Gen == nil || c.Gen.kind == genRef || c.Gen.kind == genLatest || c.Gen.kind == genSame {
+				return nil, fmt.Errorf("load: %s.%s: %v cannot fill a loaded column (ref, same and latest draw from a running transaction)", l.Table, c.Name, c.Gen)
 			}
 		}
 	}
@@ -203,6 +204,7 @@ func compileTxn(t *Transaction, knownTable func(string) bool, tables []Table) (c
 		return ct, fmt.Errorf("no statements")
 	}
 	var earlier []scanned
+	drawnAt := map[*Gen][2]int{} // a generator's latest use: statement, argument
 	for i, st := range t.Statements {
 		if err := CheckStatement(st.SQL, st.Args); err != nil {
 			return ct, fmt.Errorf("statement %d: %w", i+1, err)
@@ -217,16 +219,33 @@ func compileTxn(t *Transaction, knownTable func(string) bool, tables []Table) (c
 			return ct, fmt.Errorf("statement %d: %q: a transaction's BEGIN and COMMIT are the mix's (autocommit = True sends none)", i+1, strings.TrimSpace(st.SQL))
 		}
 		cs := compiledStmt{sql: st.SQL, args: st.Args, rows: sc.returnsRows}
-		for _, a := range st.Args {
-			if a.kind != genRef {
+		for k, a := range st.Args {
+			cs.keepSlot = append(cs.keepSlot, -1)
+			switch a.kind {
+			case genRef:
+				slot, err := ct.resolveRef(a.column, earlier, i)
+				if err != nil {
+					return ct, fmt.Errorf("statement %d: %w", i+1, err)
+				}
+				cs.argSlot = append(cs.argSlot, slot)
+			case genSame:
+				at, ok := drawnAt[a.of]
+				if !ok {
+					return ct, fmt.Errorf("statement %d: %s: %s is not drawn earlier in the transaction", i+1, a.desc, a.of.desc)
+				}
+				keep := &cs.keepSlot[at[1]]
+				if at[0] < i {
+					keep = &ct.stmts[at[0]].keepSlot[at[1]]
+				}
+				if *keep < 0 {
+					*keep = ct.slots
+					ct.slots++
+				}
+				cs.argSlot = append(cs.argSlot, *keep)
+			default:
 				cs.argSlot = append(cs.argSlot, -1)
-				continue
+				drawnAt[a] = [2]int{i, k}
 			}
-			slot, err := ct.resolveRef(a.column, earlier, i)
-			if err != nil {
-				return ct, fmt.Errorf("statement %d: %w", i+1, err)
-			}
-			cs.argSlot = append(cs.argSlot, slot)
 		}
 		ct.stmts = append(ct.stmts, cs)
 		earlier = append(earlier, sc)

@@ -85,9 +85,12 @@ func (r *run) NewWorker(id int, seed uint64) (bench.Worker, error) {
 			cs := &t.stmts[j]
 			ws := workerStmt{c: cs}
 			for k, a := range cs.args {
-				if slot := cs.argSlot[k]; slot >= 0 {
+				switch slot := cs.argSlot[k]; {
+				case a.kind == genSame:
+					ws.draws = append(ws.draws, &sameDrawer{slots: w.slots, slot: slot, plus: a.lo})
+				case slot >= 0:
 					ws.draws = append(ws.draws, &refDrawer{slots: w.slots, slot: slot})
-				} else {
+				default:
 					ws.draws = append(ws.draws, a.instance(env))
 				}
 			}
@@ -201,6 +204,9 @@ func (w *worker) attempt(ctx context.Context, t *workerTxn) error {
 		args := w.argv[:len(ws.draws)]
 		for k, d := range ws.draws {
 			args[k] = d.draw()
+			if slot := ws.c.keepSlot[k]; slot >= 0 {
+				w.keepValue(slot, args[k])
+			}
 		}
 		var err error
 		switch {
@@ -229,6 +235,16 @@ func (w *worker) attempt(ctx context.Context, t *workerTxn) error {
 	return nil
 }
 
+// keepValue keeps an argument's value for a later same; bytes are copied
+// (the drawer's buffer changes with its next draw).
+func (w *worker) keepValue(slot int, v any) {
+	if b, ok := v.([]byte); ok {
+		w.slotBufs[slot] = append(w.slotBufs[slot][:0], b...)
+		v = w.slotBufs[slot]
+	}
+	w.slots[slot] = v
+}
+
 // keep stores the captured columns of a first row in their slots; bytes
 // are copied (the row's are valid only during the call).
 func (w *worker) keep(captures []capture, cols []driver.Value) {
@@ -236,12 +252,7 @@ func (w *worker) keep(captures []capture, cols []driver.Value) {
 		if c.column >= len(cols) {
 			continue
 		}
-		if b, ok := cols[c.column].([]byte); ok {
-			w.slotBufs[c.slot] = append(w.slotBufs[c.slot][:0], b...)
-			w.slots[c.slot] = w.slotBufs[c.slot]
-			continue
-		}
-		w.slots[c.slot] = cols[c.column]
+		w.keepValue(c.slot, cols[c.column])
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
@@ -20,62 +19,21 @@ import (
 
 // compatServer is a private MariaDB logging every statement to the
 // mysql.general_log table, shared by the compatibility tests.
-type compatServer struct {
-	m     *sandbox.MariaDB
-	admin *db.Conn
-}
-
-func startCompatServer(t *testing.T) *compatServer {
-	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{ExtraArgs: []string{"--general-log=0", "--log-output=TABLE"}})
-	admin, err := db.Open(context.Background(), m.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	return &compatServer{m: m, admin: admin}
-}
-
-func (c *compatServer) exec(t *testing.T, q string) {
-	t.Helper()
-	if _, err := c.admin.Exec(context.Background(), q); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-}
+type compatServer struct{ *sandboxtest.LoggingServer }
 
 // logged is one statement from the general log.
-type logged struct {
-	command string // Query, Prepare, Execute
-	text    string
+type logged = sandboxtest.Logged
+
+func startCompatServer(t *testing.T) *compatServer {
+	return &compatServer{sandboxtest.StartLogging(t)}
 }
 
-// capture runs fn with the general log on and returns what other
-// connections sent.
-func (c *compatServer) capture(t *testing.T, fn func()) []logged {
-	t.Helper()
-	c.exec(t, "SET GLOBAL general_log = 0")
-	c.exec(t, "TRUNCATE mysql.general_log")
-	c.exec(t, "SET GLOBAL general_log = 1")
-	fn()
-	c.exec(t, "SET GLOBAL general_log = 0")
-	rs, err := c.admin.Query(context.Background(), "SELECT command_type, CONVERT(argument USING utf8mb4), thread_id = CONNECTION_ID() FROM mysql.general_log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []logged
-	for _, row := range rs.Rows {
-		if fmt.Sprint(row[2]) == "1" {
-			continue
-		}
-		cmd := fmt.Sprint(row[0])
-		if cmd == "Query" || cmd == "Prepare" || cmd == "Execute" {
-			out = append(out, logged{cmd, fmt.Sprint(row[1])})
-		}
-	}
-	return out
-}
+func (c *compatServer) exec(t *testing.T, q string) { t.Helper(); c.Exec(t, q) }
+
+func (c *compatServer) capture(t *testing.T, fn func()) []logged { t.Helper(); return c.Capture(t, fn) }
 
 func (c *compatServer) sysbenchArgs() []string {
-	cfg := c.m.Config()
+	cfg := c.Config()
 	host, port, _ := strings.Cut(cfg.Addr, ":")
 	return []string{"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + cfg.Passwd, "--mysql-db=sbtest"}
 }
@@ -115,10 +73,10 @@ func events(stmts []logged, trx bool) [][]string {
 	var evs [][]string
 	var cur []string
 	for _, s := range stmts {
-		if s.command == "Prepare" {
+		if s.Command == "Prepare" {
 			continue
 		}
-		n := s.command + " " + normalize(s.text)
+		n := s.Command + " " + normalize(s.Text)
 		if !trx {
 			evs = append(evs, []string{n})
 			continue
@@ -150,8 +108,8 @@ func shapes(evs [][]string) map[string]int {
 func prepared(stmts []logged) map[string]int {
 	out := map[string]int{}
 	for _, s := range stmts {
-		if s.command == "Prepare" {
-			out[normalize(s.text)]++
+		if s.Command == "Prepare" {
+			out[normalize(s.Text)]++
 		}
 	}
 	return out
@@ -211,7 +169,7 @@ func TestStatementStreamsMatchSysbench(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			conn := bench.NewSQLConnector(srv.m.Config(), bench.PSMode(cl.Options.PSMode))
+			conn := bench.NewSQLConnector(srv.Config(), bench.PSMode(cl.Options.PSMode))
 			var ourOut bytes.Buffer
 			ours := srv.capture(t, func() {
 				p := &sysbench.Printer{W: &ourOut, Opts: &wl.Options}
@@ -385,18 +343,18 @@ func missedDeletes(t *testing.T, stmts []logged) int {
 	gone := map[string]bool{}
 	missed := 0
 	for _, s := range stmts {
-		if s.command == "Prepare" {
+		if s.Command == "Prepare" {
 			continue
 		}
-		if m := deleteRe.FindStringSubmatch(s.text); m != nil {
+		if m := deleteRe.FindStringSubmatch(s.Text); m != nil {
 			key := m[1] + "/" + m[2]
 			if gone[key] {
 				missed++
 			}
 			gone[key] = true
-		} else if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(s.text)), "DELETE") {
-			t.Errorf("DELETE of an unexpected shape: %s", s.text)
-		} else if m := insertRe.FindStringSubmatch(s.text); m != nil {
+		} else if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(s.Text)), "DELETE") {
+			t.Errorf("DELETE of an unexpected shape: %s", s.Text)
+		} else if m := insertRe.FindStringSubmatch(s.Text); m != nil {
 			delete(gone, m[1]+"/"+m[2])
 		}
 	}
@@ -413,16 +371,16 @@ func atoi(s string) int {
 func tableShape(t *testing.T, srv *compatServer, table string, size int64) string {
 	t.Helper()
 	ctx := context.Background()
-	rs, err := srv.admin.Query(ctx, "SHOW CREATE TABLE "+table)
+	rs, err := srv.Admin.Query(ctx, "SHOW CREATE TABLE "+table)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ddl := fmt.Sprint(rs.Rows[0][1]) // with AUTO_INCREMENT=: the insert workloads' ids go on from it
-	idx, err := srv.admin.Query(ctx, "SELECT index_name, column_name, non_unique FROM information_schema.statistics WHERE table_schema = 'sbtest' AND table_name = ? ORDER BY index_name, seq_in_index", table)
+	idx, err := srv.Admin.Query(ctx, "SELECT index_name, column_name, non_unique FROM information_schema.statistics WHERE table_schema = 'sbtest' AND table_name = ? ORDER BY index_name, seq_in_index", table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := srv.admin.Query(ctx, "SELECT id, k, c, pad FROM "+table+" ORDER BY id")
+	rows, err := srv.Admin.Query(ctx, "SELECT id, k, c, pad FROM "+table+" ORDER BY id")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +416,7 @@ func TestPrepareMatchesSysbench(t *testing.T) {
 				t.Fatal(err)
 			}
 			script, _ := sysbench.LookupScript(cl.Script)
-			conn := bench.NewSQLConnector(srv.m.Config(), bench.PSAuto)
+			conn := bench.NewSQLConnector(srv.Config(), bench.PSAuto)
 			var out bytes.Buffer
 			res, err := sysbench.Prepare(ctx, conn, script, &cl.Options, 1, sysbench.PrepareMode{}, &out)
 			if err != nil {
@@ -479,7 +437,7 @@ func TestPrepareMatchesSysbench(t *testing.T) {
 			}
 			// Tables that exist are an error naming them, as in sysbench.
 			_, err = sysbench.Prepare(ctx, conn, script, &cl.Options, 1, sysbench.PrepareMode{}, &out)
-			db := srv.m.Config().DBName
+			db := srv.Config().DBName
 			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("tables already exist: %[1]s.sbtest1, %[1]s.sbtest2, %[1]s.sbtest3", db)) {
 				t.Errorf("prepare over existing tables: %v", err)
 			}

@@ -56,6 +56,10 @@ var Doc = runner.ModuleDoc{
 		{Name: "mix.ref", Signature: "mix.ref(column)",
 			Doc: "The value of column in the first row of the latest earlier statement of the transaction that returns it (NULL when it " +
 				"returned no row); a column is named by its alias or its name."},
+		{Name: "mix.same", Signature: "mix.same(generator, plus=0)",
+			Doc: "The value generator drew at its latest earlier use in the transaction (an earlier argument of the statement, or " +
+				"an earlier statement), plus plus for integers: r = mix.special(1, N) then mix.stmt(\"... BETWEEN ? AND ?\", r, " +
+				"mix.same(r, plus = 99)), or a DELETE and an INSERT of one id."},
 		{Name: "mix.prepare", Signature: "mix.prepare(conn, mix, threads=1, if_exists=\"error\", load_method=\"auto\", seed=0)",
 			Doc: "Creates the mix's tables in conn's current database and loads them by their mix.rows, in slices of 100,000 rows " +
 				"spread over threads connections (the same rows for a seed whatever the threads), with LOAD DATA LOCAL INFILE where " +

@@ -46,6 +46,7 @@ var Module = &starlarkstruct.Module{
 		"timestamp": starlark.NewBuiltin("mix.timestamp", timestamp),
 		"now":       starlark.NewBuiltin("mix.now", now),
 		"ref":       starlark.NewBuiltin("mix.ref", ref),
+		"same":      starlark.NewBuiltin("mix.same", same),
 		"prepare":   starlark.NewBuiltin("mix.prepare", prepare),
 		"run":       starlark.NewBuiltin("mix.run", run),
 		"part":      starlark.NewBuiltin("mix.part", part),
@@ -475,6 +476,20 @@ func ref(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []
 		return nil, err
 	}
 	g, err := mix.Ref(column)
+	return genResult(b, g, err)
+}
+
+func same(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var of starlark.Value
+	var plus int64
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "generator", &of, "plus?", &plus); err != nil {
+		return nil, err
+	}
+	gv, ok := of.(*GenValue)
+	if !ok {
+		return nil, fmt.Errorf("%s: takes a generator, not %s", b.Name(), of.Type())
+	}
+	g, err := mix.Same(gv.Gen, plus)
 	return genResult(b, g, err)
 }
 
