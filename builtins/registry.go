@@ -42,7 +42,7 @@ var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command},
 	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command},
-	{Module: mixstar.Module, Doc: mixstar.Doc},
+	{Module: mixstar.Module, Doc: mixstar.Doc, Command: mixstar.Command},
 	{Module: benchstar.Module, Doc: benchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},

@@ -49,6 +49,11 @@ type Options struct {
 	Resume *Recorded
 	// Rerun repeats a run's plan, params and seed into a new folder.
 	Rerun *Recorded
+	// Entry, when set, gives what is called in place of the plan's
+	// main(p), from the globals of the file it evaluates (which then
+	// needs no main): a command that runs a module file as a plan, such
+	// as `starbench mix FILE.star run`.
+	Entry func(globals starlark.StringDict) (starlark.Callable, error)
 }
 
 // Result is what a finished (or failed) evaluation leaves behind.
@@ -233,6 +238,13 @@ func (r *Run) runTopLevel(thread *starlark.Thread, prog *starlark.Program, planG
 		if err := r.params.apply(r.opts.Params); err != nil {
 			return nil, err
 		}
+	}
+	if r.opts.Entry != nil {
+		entry, err := r.opts.Entry(globals)
+		if err != nil {
+			return nil, &PlanError{Err: fmt.Errorf("%s: %w", planName, err)}
+		}
+		return entry, nil
 	}
 	mainFn, ok := globals["main"].(starlark.Callable)
 	if !ok {

@@ -25,8 +25,9 @@ type Gen struct {
 	iter     int     // gaussian and special iterations
 	step     int64   // sequence step
 	global   bool    // sequence shared by the workers (else one per worker)
-	minLen   int
+	minLen   int // string; key's zero padding
 	maxLen   int
+	hashed   bool // key
 	pattern  string
 	choices  []any
 	cum      []int64 // cumulative choice weights
@@ -58,6 +59,7 @@ const (
 	genNow
 	genRef
 	genSame
+	genKey
 )
 
 // String describes the generator as declared: "uniform(1, 100)".
@@ -290,6 +292,30 @@ func Same(of *Gen, plus int64) (*Gen, error) {
 	return &Gen{kind: genSame, of: of, lo: plus, desc: desc}, nil
 }
 
+// Key names a row by a number another generator draws, as YCSB does:
+// prefix and the number's decimal digits, zero-padded to pad digits, the
+// number hashed first (go-ycsb's FNV-1a, its default "hashed" insert
+// order) unless hashed is false. of must draw integers.
+func Key(of *Gen, prefix string, hashed bool, pad int) (*Gen, error) {
+	if of == nil || !of.drawsIntegers() {
+		return nil, fmt.Errorf("key: takes a generator of integers (sequence, uniform, zipfian, latest, ...), not %v", of)
+	}
+	if pad < 1 || pad > 64 {
+		return nil, fmt.Errorf("key: pad must be between 1 and 64, got %d", pad)
+	}
+	return &Gen{kind: genKey, of: of, pattern: prefix, hashed: hashed, minLen: pad,
+		desc: fmt.Sprintf("key(%s, prefix = %q, hashed = %v, pad = %d)", of.desc, prefix, hashed, pad)}, nil
+}
+
+// drawsIntegers says whether the generator's values are all int64.
+func (g *Gen) drawsIntegers() bool {
+	switch g.kind {
+	case genUniform, genGaussian, genSpecial, genPareto, genZipfian, genScrambled, genLatest, genSequence, genUnique:
+		return true
+	}
+	return false
+}
+
 // drawer draws the values of one generator instance.
 type drawer interface {
 	draw() any
@@ -308,7 +334,6 @@ type instanceEnv struct {
 	counters map[*Gen]*counter
 	shared   *sharedCounters
 	slots    []any // ref values of the current transaction
-	slotOf   map[*Gen]int
 }
 
 // counter is a sequence's count, per worker or shared.
@@ -409,8 +434,8 @@ func (g *Gen) instance(e *instanceEnv) drawer {
 		return &timeDrawer{r: e.rand(sysbench.Options{}), lo: g.lo, hi: g.hi}
 	case genNow:
 		return nowDrawer{}
-	case genRef:
-		return &refDrawer{slots: e.slots, slot: e.slotOf[g]}
+	case genKey:
+		return &keyDrawer{of: g.of.instance(e), prefix: g.pattern, hashed: g.hashed, pad: g.minLen}
 	}
 	return constDrawer{}
 }
@@ -520,6 +545,31 @@ func (d *timeDrawer) draw() any { return time.Unix(d.r.Uniform(d.lo, d.hi), 0).U
 type nowDrawer struct{}
 
 func (nowDrawer) draw() any { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// keyDrawer formats another drawer's integers as key names; its value is
+// its buffer, valid until its next draw.
+type keyDrawer struct {
+	of     drawer
+	prefix string
+	hashed bool
+	pad    int
+	buf    []byte
+}
+
+func (d *keyDrawer) draw() any {
+	n := d.of.draw().(int64)
+	if d.hashed {
+		n = fnv64(n)
+	}
+	b := append(d.buf[:0], d.prefix...)
+	var digits [20]byte
+	num := strconv.AppendInt(digits[:0], n, 10)
+	for i := len(num); i < d.pad; i++ {
+		b = append(b, '0')
+	}
+	d.buf = append(b, num...)
+	return d.buf
+}
 
 type refDrawer struct {
 	slots []any

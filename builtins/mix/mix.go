@@ -67,10 +67,13 @@ type Transaction struct {
 }
 
 // Statement is one statement of a transaction: its text, with a ?
-// placeholder for each argument.
+// placeholder for each argument; or, with Either, one of several
+// statements, drawn uniformly each time the transaction runs (YCSB's
+// update of one field of ten).
 type Statement struct {
-	SQL  string
-	Args []*Gen
+	SQL    string
+	Args   []*Gen
+	Either []Statement
 }
 
 // CheckStatement checks a statement's text against its arguments: one
@@ -121,6 +124,7 @@ type compiledStmt struct {
 	keepSlot []int // by argument: the slot its drawn value is kept in for a later same, -1 for none
 	rows     bool  // returns a result set
 	captures []capture
+	either   []compiledStmt // the alternatives of a mix.either
 }
 
 // capture keeps one column of a statement's first row in a ref slot.
@@ -203,54 +207,95 @@ func compileTxn(t *Transaction, knownTable func(string) bool, tables []Table) (c
 	if len(t.Statements) == 0 {
 		return ct, fmt.Errorf("no statements")
 	}
-	var earlier []scanned
-	drawnAt := map[*Gen][2]int{} // a generator's latest use: statement, argument
+	c := &txnCompiler{ct: &ct, knownTable: knownTable, tables: tables, drawnAt: map[*Gen][2]int{}}
 	for i, st := range t.Statements {
-		if err := CheckStatement(st.SQL, st.Args); err != nil {
-			return ct, fmt.Errorf("statement %d: %w", i+1, err)
-		}
-		sc := scanSQL(st.SQL)
-		for _, name := range sc.tables {
-			if !knownTable(name) {
-				return ct, fmt.Errorf("statement %d names table %s, which the mix does not declare (it declares %s)", i+1, name, tableList(tables))
+		if len(st.Either) == 0 {
+			cs, sc, err := c.statement(i, st, true)
+			if err != nil {
+				return ct, fmt.Errorf("statement %d: %w", i+1, err)
 			}
+			ct.stmts = append(ct.stmts, cs)
+			c.earlier = append(c.earlier, sc)
+			continue
 		}
-		if isTxnControl(st.SQL) {
-			return ct, fmt.Errorf("statement %d: %q: a transaction's BEGIN and COMMIT are the mix's (autocommit = True sends none)", i+1, strings.TrimSpace(st.SQL))
-		}
-		cs := compiledStmt{sql: st.SQL, args: st.Args, rows: sc.returnsRows}
-		for k, a := range st.Args {
-			cs.keepSlot = append(cs.keepSlot, -1)
-			switch a.kind {
-			case genRef:
-				slot, err := ct.resolveRef(a.column, earlier, i)
-				if err != nil {
-					return ct, fmt.Errorf("statement %d: %w", i+1, err)
-				}
-				cs.argSlot = append(cs.argSlot, slot)
-			case genSame:
-				at, ok := drawnAt[a.of]
-				if !ok {
-					return ct, fmt.Errorf("statement %d: %s: %s is not drawn earlier in the transaction", i+1, a.desc, a.of.desc)
-				}
-				keep := &cs.keepSlot[at[1]]
-				if at[0] < i {
-					keep = &ct.stmts[at[0]].keepSlot[at[1]]
-				}
-				if *keep < 0 {
-					*keep = ct.slots
-					ct.slots++
-				}
-				cs.argSlot = append(cs.argSlot, *keep)
-			default:
-				cs.argSlot = append(cs.argSlot, -1)
-				drawnAt[a] = [2]int{i, k}
+		// One of several statements: none of them can be what a later
+		// ref or same takes a value from (it may not have run).
+		either := compiledStmt{}
+		for j, alt := range st.Either {
+			if len(alt.Either) > 0 {
+				return ct, fmt.Errorf("statement %d: alternative %d is itself an either", i+1, j+1)
 			}
+			cs, _, err := c.statement(i, alt, false)
+			if err != nil {
+				return ct, fmt.Errorf("statement %d, alternative %d: %w", i+1, j+1, err)
+			}
+			either.either = append(either.either, cs)
 		}
-		ct.stmts = append(ct.stmts, cs)
-		earlier = append(earlier, sc)
+		ct.stmts = append(ct.stmts, either)
+		c.earlier = append(c.earlier, scanned{})
 	}
 	return ct, nil
+}
+
+// txnCompiler compiles a transaction's statements in order, knowing what
+// the earlier ones return and draw.
+type txnCompiler struct {
+	ct         *compiledTxn
+	knownTable func(string) bool
+	tables     []Table
+	earlier    []scanned         // by statement: what it returns
+	drawnAt    map[*Gen][2]int   // a generator's latest use: statement, argument
+}
+
+// statement compiles statement i (or an alternative of it, which is no
+// source for later refs and sames: source is false).
+func (c *txnCompiler) statement(i int, st Statement, source bool) (compiledStmt, scanned, error) {
+	ct := c.ct
+	var cs compiledStmt
+	if err := CheckStatement(st.SQL, st.Args); err != nil {
+		return cs, scanned{}, err
+	}
+	sc := scanSQL(st.SQL)
+	for _, name := range sc.tables {
+		if !c.knownTable(name) {
+			return cs, sc, fmt.Errorf("names table %s, which the mix does not declare (it declares %s)", name, tableList(c.tables))
+		}
+	}
+	if isTxnControl(st.SQL) {
+		return cs, sc, fmt.Errorf("%q: a transaction's BEGIN and COMMIT are the mix's (autocommit = True sends none)", strings.TrimSpace(st.SQL))
+	}
+	cs = compiledStmt{sql: st.SQL, args: st.Args, rows: sc.returnsRows}
+	for k, a := range st.Args {
+		cs.keepSlot = append(cs.keepSlot, -1)
+		switch a.kind {
+		case genRef:
+			slot, err := ct.resolveRef(a.column, c.earlier, i)
+			if err != nil {
+				return cs, sc, err
+			}
+			cs.argSlot = append(cs.argSlot, slot)
+		case genSame:
+			at, ok := c.drawnAt[a.of]
+			if !ok {
+				return cs, sc, fmt.Errorf("%s: %s is not drawn earlier in the transaction (outside a mix.either)", a.desc, a.of.desc)
+			}
+			keep := &cs.keepSlot[at[1]]
+			if at[0] < i {
+				keep = &ct.stmts[at[0]].keepSlot[at[1]]
+			}
+			if *keep < 0 {
+				*keep = ct.slots
+				ct.slots++
+			}
+			cs.argSlot = append(cs.argSlot, *keep)
+		default:
+			cs.argSlot = append(cs.argSlot, -1)
+			if source {
+				c.drawnAt[a] = [2]int{i, k}
+			}
+		}
+	}
+	return cs, sc, nil
 }
 
 // resolveRef finds the latest earlier statement returning column and

@@ -57,7 +57,7 @@ func TestDefineErrors(t *testing.T) {
 		{Definition{Name: "m", Tables: table, Transactions: txn(Statement{SQL: "SELECT v FROM t WHERE id = ?"})},
 			"transaction x: statement 1: 1 ? placeholders but 0 arguments"},
 		{Definition{Name: "m", Tables: table, Transactions: txn(Statement{SQL: "SELECT v FROM u WHERE id = ?", Args: []*Gen{one}})},
-			"statement 1 names table u, which the mix does not declare (it declares t)"},
+			"statement 1: names table u, which the mix does not declare (it declares t)"},
 		{Definition{Name: "m", Tables: table, Transactions: txn(
 			Statement{SQL: "SELECT v FROM t WHERE id = ?", Args: []*Gen{one}},
 			Statement{SQL: "UPDATE t SET v = 0 WHERE id = ?", Args: []*Gen{gen(Ref("id"))}})},

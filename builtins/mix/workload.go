@@ -83,16 +83,10 @@ func (r *run) NewWorker(id int, seed uint64) (bench.Worker, error) {
 		wt := workerTxn{t: t}
 		for j := range t.stmts {
 			cs := &t.stmts[j]
-			ws := workerStmt{c: cs}
-			for k, a := range cs.args {
-				switch slot := cs.argSlot[k]; {
-				case a.kind == genSame:
-					ws.draws = append(ws.draws, &sameDrawer{slots: w.slots, slot: slot, plus: a.lo})
-				case slot >= 0:
-					ws.draws = append(ws.draws, &refDrawer{slots: w.slots, slot: slot})
-				default:
-					ws.draws = append(ws.draws, a.instance(env))
-				}
+			ws := w.statement(cs, env)
+			for k := range cs.either {
+				ws.either = append(ws.either, w.statement(&cs.either[k], env))
+				maxArgs = max(maxArgs, len(cs.either[k].args))
 			}
 			maxArgs = max(maxArgs, len(cs.args))
 			wt.stmts = append(wt.stmts, ws)
@@ -101,6 +95,22 @@ func (r *run) NewWorker(id int, seed uint64) (bench.Worker, error) {
 	}
 	w.argv = make([]any, maxArgs)
 	return w, nil
+}
+
+// statement makes a worker's drawers for a statement's arguments.
+func (w *worker) statement(cs *compiledStmt, env *instanceEnv) workerStmt {
+	ws := workerStmt{c: cs}
+	for k, a := range cs.args {
+		switch slot := cs.argSlot[k]; {
+		case a.kind == genSame:
+			ws.draws = append(ws.draws, &sameDrawer{slots: w.slots, slot: slot, plus: a.lo})
+		case slot >= 0:
+			ws.draws = append(ws.draws, &refDrawer{slots: w.slots, slot: slot})
+		default:
+			ws.draws = append(ws.draws, a.instance(env))
+		}
+	}
+	return ws
 }
 
 // worker runs one client thread of a mix.
@@ -123,10 +133,11 @@ type workerTxn struct {
 }
 
 type workerStmt struct {
-	c     *compiledStmt
-	draws []drawer
-	st    bench.Stmt
-	rows  bench.RowStmt // when the statement's values are kept for refs
+	c      *compiledStmt
+	draws  []drawer
+	st     bench.Stmt
+	rows   bench.RowStmt // when the statement's values are kept for refs
+	either []workerStmt  // a mix.either's alternatives
 }
 
 // Prepare implements bench.Worker: every statement of every transaction
@@ -142,17 +153,36 @@ func (w *worker) Prepare(ctx context.Context, s bench.Session) error {
 	for i := range w.txns {
 		for j := range w.txns[i].stmts {
 			ws := &w.txns[i].stmts[j]
-			if ws.st, err = s.Prepare(ctx, ws.c.sql); err != nil {
-				return fmt.Errorf("transaction %s, statement %d: %w", w.txns[i].t.Name, j+1, err)
+			where := fmt.Sprintf("transaction %s, statement %d", w.txns[i].t.Name, j+1)
+			if err := ws.prepare(ctx, s, where); err != nil {
+				return err
 			}
-			if len(ws.c.captures) > 0 {
-				rs, ok := ws.st.(bench.RowStmt)
-				if !ok {
-					return fmt.Errorf("transaction %s, statement %d: this connection cannot hand back result values for ref() (%T)", w.txns[i].t.Name, j+1, ws.st)
+			for k := range ws.either {
+				if err := ws.either[k].prepare(ctx, s, fmt.Sprintf("%s, alternative %d", where, k+1)); err != nil {
+					return err
 				}
-				ws.rows = rs
 			}
 		}
+	}
+	return nil
+}
+
+// prepare prepares the statement on a session (an either has none of its
+// own).
+func (ws *workerStmt) prepare(ctx context.Context, s bench.Session, where string) error {
+	if len(ws.either) > 0 || ws.c.sql == "" {
+		return nil
+	}
+	var err error
+	if ws.st, err = s.Prepare(ctx, ws.c.sql); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	if len(ws.c.captures) > 0 {
+		rs, ok := ws.st.(bench.RowStmt)
+		if !ok {
+			return fmt.Errorf("%s: this connection cannot hand back result values for ref() (%T)", where, ws.st)
+		}
+		ws.rows = rs
 	}
 	return nil
 }
@@ -201,6 +231,9 @@ func (w *worker) attempt(ctx context.Context, t *workerTxn) error {
 	clear(w.slots)
 	for i := range t.stmts {
 		ws := &t.stmts[i]
+		if len(ws.either) > 0 {
+			ws = &ws.either[w.pick.Uniform(0, int64(len(ws.either)-1))]
+		}
 		args := w.argv[:len(ws.draws)]
 		for k, d := range ws.draws {
 			args[k] = d.draw()

@@ -99,14 +99,15 @@ type zipfDrawer struct {
 
 func (d *zipfDrawer) draw() any { return d.lo + d.z.next(d.r.Float64()) }
 
-// fnv64 is 64-bit FNV-1a over the eight bytes of v, low byte first, made
-// non-negative, as YCSB's Utils.fnvhash64 (Java's Math.abs of a long).
+// fnv64 is 64-bit FNV-1a over the eight bytes of v, high byte first,
+// made non-negative: go-ycsb's util.Hash64, which its key names and its
+// scrambled zipfian use (YCSB's Java fnvhash64 takes the bytes low byte
+// first; go-ycsb, the TiDB community's YCSB, is the peer here).
 func fnv64(v int64) int64 {
 	h := uint64(0xCBF29CE484222325)
-	for range 8 {
-		h ^= uint64(v) & 0xff
+	for shift := 56; shift >= 0; shift -= 8 {
+		h ^= uint64(v>>shift) & 0xff
 		h *= 1099511628211
-		v >>= 8
 	}
 	s := int64(h)
 	if s < 0 && s != math.MinInt64 {

@@ -18,6 +18,12 @@
 // INFILE loading (--load-method=load-data) is timed last in each round and
 // printed on a line of its own, with its ratio to sysbench's INSERTs.
 //
+// With -mix, the comparison is of a declared mix against the built-in
+// workload it restates: stdlib/oltp.star's oltp_read_write (run by
+// `starbench run` on a plan that calls mix.run) against `starbench
+// sysbench oltp_read_write`, both on one table, uniform keys, the same
+// alternation; the prepare is done once and not timed.
+//
 // -rounds must be even (2, 4, ...): round r runs sysbench first when r is
 // even and starbench first when it is odd, so each tool goes first in
 // exactly half the rounds; an odd count is refused with exit status 2
@@ -70,6 +76,7 @@ type options struct {
 	tableSize, tables int
 	starbench         string
 	baseline          string // a starbench binary in sysbench's place
+	mix               bool   // the oltp_read_write mix against the built-in workload
 }
 
 func main() {
@@ -90,6 +97,8 @@ in the same alternating order, and starbench's LOAD DATA is shown on a line of i
 -rounds must be even, so that each tool goes first in half the rounds: an odd count is
 refused (exit status 2). With -baseline OLD, another starbench binary takes sysbench's
 place (its columns are labelled baseline), to measure a change to the engine itself.
+With -mix, stdlib/oltp.star's oltp_read_write mix is measured against the built-in
+oltp_read_write (one table, uniform keys): the cost of a workload declared in a plan.
 
 `)
 		fs.PrintDefaults()
@@ -105,8 +114,16 @@ place (its columns are labelled baseline), to measure a change to the engine its
 	fs.StringVar(&o.starbench, "starbench", "", "starbench binary (default: build ./cmd/starbench)")
 	fs.StringVar(&o.baseline, "baseline", "", "another starbench binary (say, built from an earlier commit) in sysbench's place:\n"+
 		"the table then compares the two starbench builds (a change's effect on the engine)")
+	fs.BoolVar(&o.mix, "mix", false, "compare stdlib/oltp.star's oltp_read_write mix (as B) with the built-in oltp_read_write (as A),\n"+
+		"on one table (-workloads and -tables are then oltp_read_write and 1)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.mix && o.baseline != "" {
+		return o, fmt.Errorf("-mix and -baseline compare different things; give one")
+	}
+	if o.mix {
+		workloads, o.tables = "oltp_read_write", 1
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -215,16 +232,22 @@ func run(o options) error {
 	defer m.Stop()
 	b := newBench(o, work, sysbench, starbenchBin, m)
 	b.printHeader()
-	took, noLoadData, err := b.timePrepares()
-	if err != nil {
-		return err
+	if o.mix {
+		if err := b.prepareOnce(); err != nil {
+			return err
+		}
+	} else {
+		took, noLoadData, err := b.timePrepares()
+		if err != nil {
+			return err
+		}
+		b.printPrepares(took, noLoadData)
 	}
 	db, err := sql.Open("mysql", m.DSN())
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	b.printPrepares(took, noLoadData)
 	printLegend()
 	return b.measurePoints(ctx, db)
 }
@@ -246,13 +269,34 @@ type bench struct {
 	sysbench  string // the sysbench binary (cleanup always uses it)
 	starbench string // the starbench binary
 	a         toolA
+	b         toolB
 	server    *sandbox.MariaDB
 	conn      []string // --mysql-* options for the server
 	common    []string // --tables, --table-size, --rand-type
 }
 
+// toolB is the side measured: starbench's sysbench command, or with -mix
+// the oltp_read_write mix's plan.
+type toolB struct {
+	name string
+	// args turns a run's sysbench arguments into starbench's, writing
+	// its results to out.
+	args func(out string, p point, args []string) []string
+}
+
+// mixPlan runs stdlib/oltp.star's oltp_read_write mix as -mix measures it.
+const mixPlan = `load("@stdlib//oltp.star", "oltp_read_write")
+
+params(threads = 1, time = "10s", table_size = 10000)
+
+def main(p):
+    conn = db.connect()
+    mix.run(conn, oltp_read_write(table_size = p.table_size, distribution = "uniform"), threads = p.threads, time = p.time)
+`
+
 // newBench gathers what the runs share; tool A is sysbench unless
-// o.baseline names another starbench binary.
+// o.baseline names another starbench binary, or o.mix compares the mix
+// with the built-in workload.
 func newBench(o options, work, sysbench, starbenchBin string, m *sandbox.MariaDB) *bench {
 	host, port, _ := strings.Cut(m.Config().Addr, ":")
 	b := &bench{
@@ -261,12 +305,40 @@ func newBench(o options, work, sysbench, starbenchBin string, m *sandbox.MariaDB
 		common: []string{fmt.Sprintf("--tables=%d", o.tables), fmt.Sprintf("--table-size=%d", o.tableSize), "--rand-type=uniform"},
 		a:      toolA{name: "sysbench", bin: sysbench, args: func(out string, args []string) []string { return args }},
 	}
+	b.b = toolB{name: "starbench", args: func(out string, _ point, args []string) []string {
+		return append([]string{"sysbench", "--out", out}, args...)
+	}}
 	if o.baseline != "" {
 		b.a = toolA{name: "baseline", bin: o.baseline, args: func(out string, args []string) []string {
 			return append([]string{"sysbench", "--out", out + "-baseline"}, args...)
 		}}
 	}
+	if o.mix {
+		b.a = toolA{name: "built-in", bin: starbenchBin, args: func(out string, args []string) []string {
+			return append([]string{"sysbench", "--out", out + "-builtin"}, args...)
+		}}
+		plan := filepath.Join(work, "mix.star")
+		b.b = toolB{name: "mix", args: func(out string, p point, _ []string) []string {
+			return []string{"run", plan, "--out", out, "--target", m.DSN(), "-p", fmt.Sprintf("threads=%d", p.threads),
+				"-p", fmt.Sprintf("time=%ds", int(o.runTime.Seconds())), "-p", fmt.Sprintf("table_size=%d", o.tableSize)}
+		}}
+	}
 	return b
+}
+
+// prepareOnce writes the mix's plan and prepares the table -mix runs on,
+// untimed.
+func (b *bench) prepareOnce() error {
+	if err := os.WriteFile(filepath.Join(b.work, "mix.star"), []byte(mixPlan), 0o644); err != nil {
+		return err
+	}
+	args := append(append(append([]string{"sysbench", "oltp_read_write"}, b.conn...), b.common...), "--threads=4", "prepare")
+	if out, err := exec.Command(b.starbench, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("prepare: %v\n%s", err, out)
+	}
+	fmt.Println("mix: stdlib/oltp.star's oltp_read_write (B) against the built-in oltp_read_write (A), one table, uniform keys")
+	fmt.Println()
+	return nil
 }
 
 // printHeader prints what is measured, against what, and how often.
@@ -379,8 +451,8 @@ func printLegend() {
 // measurePoints measures every workload at every thread count, printing
 // the table a row at a time and then the summary.
 func (b *bench) measurePoints(ctx context.Context, db *sql.DB) error {
-	fmt.Printf("%-20s %7s  %14s %14s %7s %11s %11s  %10s %10s %7s  %8s %8s  %9s %9s  %10s\n", "workload", "threads", b.a.name+" µs/q", "starbench µs/q", "ratio", "pairs", "95% CI",
-		b.a.name+" tps", "starbench tps", "ratio", "start sb", "start st", "server sb", "server st", "per server")
+	fmt.Printf("%-20s %7s  %14s %14s %7s %11s %11s  %10s %10s %7s  %8s %8s  %9s %9s  %10s\n", "workload", "threads", b.a.name+" µs/q", b.b.name+" µs/q", "ratio", "pairs", "95% CI",
+		b.a.name+" tps", b.b.name+" tps", "ratio", "start sb", "start st", "server sb", "server st", "per server")
 	var sum summary
 	for _, wl := range b.o.workloads {
 		for _, t := range b.o.threads {
@@ -394,7 +466,11 @@ func (b *bench) measurePoints(ctx context.Context, db *sql.DB) error {
 			res.print(b.o.rounds)
 		}
 	}
-	sum.print(b.a.name)
+	target := "must be <= 1.0, aim <= 0.9"
+	if b.o.mix {
+		target = "the mix's target: <= 1.1"
+	}
+	sum.print(b.a.name, b.b.name, target)
 	return nil
 }
 
@@ -423,7 +499,7 @@ func (b *bench) measurePoint(ctx context.Context, db *sql.DB, p point) (sys, sb 
 		out := filepath.Join(b.work, fmt.Sprintf("%s-t%d-r%d", p.workload, p.threads, r))
 		pair := []tool{
 			{b.a.name, b.a.bin, b.a.args(out, args), &sys},
-			{"starbench", b.starbench, append([]string{"sysbench", "--out", out}, args...), &sb},
+			{b.b.name, b.starbench, b.b.args(out, p, args), &sb},
 		}
 		if !sysbenchFirst(r) {
 			pair[0], pair[1] = pair[1], pair[0]
@@ -502,10 +578,11 @@ func (s *summary) add(res pointResult) {
 	}
 }
 
-// print prints the summary below the table; aName is tool A's name.
-func (s *summary) print(aName string) {
-	fmt.Printf("\nworst CPU/query ratio starbench/%s: %.2f (must be <= 1.0, aim <= 0.9)\n", aName, s.worst)
-	fmt.Printf("worst client-per-server-CPU ratio starbench/%s: %.2f\n", aName, s.worstPerServer)
+// print prints the summary below the table; aName and bName are the
+// tools' names.
+func (s *summary) print(aName, bName, target string) {
+	fmt.Printf("\nworst CPU/query ratio %s/%s: %.2f (%s)\n", bName, aName, s.worst, target)
+	fmt.Printf("worst client-per-server-CPU ratio %s/%s: %.2f\n", bName, aName, s.worstPerServer)
 	fmt.Printf("95%% CI above 1.0 (costlier than %s beyond the noise): %s\n", aName, benchcmp.ListOrNone(s.above))
 	fmt.Printf("95%% CI holding 1.0 (even within the noise; more rounds narrow it): %s\n", benchcmp.ListOrNone(s.even))
 }

@@ -124,3 +124,15 @@ func TestPrepareLines(t *testing.T) {
 		t.Errorf("without LOAD DATA: %q", lines[1])
 	}
 }
+
+// -mix compares the oltp_read_write mix with the built-in workload: it
+// runs on one table whatever -tables says, and refuses -baseline.
+func TestParseFlagsMix(t *testing.T) {
+	o, err := parseFlags([]string{"-mix", "-tables", "8", "-workloads", "oltp_point_select"}, io.Discard)
+	if err != nil || !o.mix || o.tables != 1 || len(o.workloads) != 1 || o.workloads[0] != "oltp_read_write" {
+		t.Errorf("got %+v, %v", o, err)
+	}
+	if _, err := parseFlags([]string{"-mix", "-baseline", "/bin/true"}, io.Discard); err == nil || !strings.Contains(err.Error(), "-mix and -baseline") {
+		t.Errorf("-mix with -baseline: %v", err)
+	}
+}

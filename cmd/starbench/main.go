@@ -131,6 +131,7 @@ func (a *app) familyCommand(c *cli.Command) *cobra.Command {
 			Redact:       func(s string) string { return a.redact(s) },
 			WriteReports: a.writeRunReports,
 			Help:         cmd.Help,
+			RunPlan:      a.runFamilyPlan,
 		}
 		return c.Run(cmd.Context(), env, args)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/internal/targets"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
@@ -37,21 +39,28 @@ func (f *planFlags) register(cmd *cobra.Command) {
 
 // options builds the runner options shared by run and check.
 func (a *app) options(cmd *cobra.Command, plan string, f *planFlags) (runner.Options, error) {
+	var seed *int64
+	if cmd.Flags().Changed("seed") {
+		seed = &f.seed
+	}
+	return a.planOptions(plan, f.params, f.targets, seed)
+}
+
+// planOptions builds the runner options of a plan run from its file,
+// -p values, --target values and --seed (nil: none given).
+func (a *app) planOptions(plan string, params, targetSpecs []string, seed *int64) (runner.Options, error) {
 	opts := runner.Options{
 		PlanFile:    plan,
-		Params:      f.params,
+		Params:      params,
 		Predeclared: builtins.Predeclared(),
 		Stdlib:      stdlib.FS,
 		Stdout:      a.stdout,
 		Stderr:      a.stderr,
 		ToolVersion: toolVersion(),
 		CommandLine: os.Args,
+		Seed:        seed,
 	}
-	if cmd.Flags().Changed("seed") {
-		seed := f.seed
-		opts.Seed = &seed
-	}
-	targets, secrets, err := parseTargets(f.targets, os.Getenv("STARBENCH_TARGET"))
+	targets, secrets, err := parseTargets(targetSpecs, os.Getenv("STARBENCH_TARGET"))
 	if err != nil {
 		return opts, err
 	}
@@ -211,6 +220,25 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 	a.redact = res.Redact
 	if f.dryRun {
 		a.printSteps(res, f.plan.verbose)
+	} else if res.Dir != "" {
+		a.writeRunReports(res.Dir)
+		fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
+	}
+	return err
+}
+
+// runFamilyPlan runs a family's .star file as a plan (cli.Env.RunPlan),
+// as runPlan runs one: its results folder and reports, or its step list.
+func (a *app) runFamilyPlan(ctx context.Context, r cli.PlanRun) error {
+	opts, err := a.planOptions(r.Plan, nil, r.Targets, r.Seed)
+	if err != nil {
+		return err
+	}
+	opts.Entry, opts.OutDir, opts.DryRun = r.Entry, r.Out, r.DryRun
+	res, err := runner.Evaluate(ctx, opts)
+	a.redact = res.Redact
+	if r.DryRun {
+		a.printSteps(res, false)
 	} else if res.Dir != "" {
 		a.writeRunReports(res.Dir)
 		fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)

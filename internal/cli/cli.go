@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"go.starlark.net/starlark"
+
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/internal/results"
@@ -38,6 +40,20 @@ type Env struct {
 	// Help prints the subcommand's --help (a family parses its own
 	// arguments, --help among them).
 	Help func() error
+	// RunPlan runs a file as a plan, as `starbench run` does (targets,
+	// results folder, reports, progress), with r.Entry in place of its
+	// main(p): for a family whose workloads are declared in .star files.
+	RunPlan func(ctx context.Context, r PlanRun) error
+}
+
+// PlanRun is a family's request to run a .star file as a plan.
+type PlanRun struct {
+	Plan    string
+	Entry   func(globals starlark.StringDict) (starlark.Callable, error)
+	Targets []string // --target values, as `starbench run` takes them
+	Out     string   // --out, "" for results/<UTC time>-<plan>
+	Seed    *int64   // --seed, nil to draw one
+	DryRun  bool     // list the steps, act on nothing
 }
 
 // Command is a family's subcommand: its help, and Run, which gets the

@@ -60,6 +60,14 @@ var Doc = runner.ModuleDoc{
 			Doc: "The value generator drew at its latest earlier use in the transaction (an earlier argument of the statement, or " +
 				"an earlier statement), plus plus for integers: r = mix.special(1, N) then mix.stmt(\"... BETWEEN ? AND ?\", r, " +
 				"mix.same(r, plus = 99)), or a DELETE and an INSERT of one id."},
+		{Name: "mix.key", Signature: "mix.key(generator, prefix=\"user\", hashed=True, pad=1)",
+			Doc: "Key names as YCSB makes them: prefix and the decimal digits of an integer generator's draw, zero-padded to pad " +
+				"digits; hashed=True (YCSB's default insert order) hashes the number first with go-ycsb's FNV-1a, so \"user\" + " +
+				"hash(0), hash(1), ... for mix.key(mix.sequence(start = 0))."},
+		{Name: "mix.either", Signature: "mix.either(statements)",
+			Doc: "One of several statements, drawn uniformly each time the transaction runs, in the place of one statement of a " +
+				"mix.txn: YCSB's update of one field of ten is mix.either([one UPDATE per field]). The alternatives may take refs " +
+				"and sames of earlier statements; no later statement can take one of theirs (they may not have run)."},
 		{Name: "mix.prepare", Signature: "mix.prepare(conn, mix, threads=1, if_exists=\"error\", load_method=\"auto\", seed=0)",
 			Doc: "Creates the mix's tables in conn's current database and loads them by their mix.rows, in slices of 100,000 rows " +
 				"spread over threads connections (the same rows for a seed whatever the threads), with LOAD DATA LOCAL INFILE where " +

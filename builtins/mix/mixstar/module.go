@@ -47,6 +47,8 @@ var Module = &starlarkstruct.Module{
 		"now":       starlark.NewBuiltin("mix.now", now),
 		"ref":       starlark.NewBuiltin("mix.ref", ref),
 		"same":      starlark.NewBuiltin("mix.same", same),
+		"key":       starlark.NewBuiltin("mix.key", key),
+		"either":    starlark.NewBuiltin("mix.either", either),
 		"prepare":   starlark.NewBuiltin("mix.prepare", prepare),
 		"run":       starlark.NewBuiltin("mix.run", run),
 		"part":      starlark.NewBuiltin("mix.part", part),
@@ -66,7 +68,12 @@ func (v *GenValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: mi
 // stmtValue is a statement as a plan holds it.
 type stmtValue struct{ s mix.Statement }
 
-func (v *stmtValue) String() string        { return fmt.Sprintf("mix.stmt(%q)", v.s.SQL) }
+func (v *stmtValue) String() string {
+	if len(v.s.Either) > 0 {
+		return fmt.Sprintf("mix.either(%d statements)", len(v.s.Either))
+	}
+	return fmt.Sprintf("mix.stmt(%q)", v.s.SQL)
+}
 func (v *stmtValue) Type() string          { return "mix.stmt" }
 func (v *stmtValue) Freeze()               {}
 func (v *stmtValue) Truth() starlark.Bool  { return true }
@@ -491,6 +498,39 @@ func same(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs [
 	}
 	g, err := mix.Same(gv.Gen, plus)
 	return genResult(b, g, err)
+}
+
+func key(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var of starlark.Value
+	prefix, hashed, pad := "user", true, 1
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "generator", &of, "prefix?", &prefix, "hashed?", &hashed, "pad?", &pad); err != nil {
+		return nil, err
+	}
+	gv, ok := of.(*GenValue)
+	if !ok {
+		return nil, fmt.Errorf("%s: takes a generator of integers, not %s", b.Name(), of.Type())
+	}
+	g, err := mix.Key(gv.Gen, prefix, hashed, pad)
+	return genResult(b, g, err)
+}
+
+func either(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var statements *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "statements", &statements); err != nil {
+		return nil, err
+	}
+	if statements.Len() < 2 {
+		return nil, fmt.Errorf("%s: takes at least two statements to choose from, got %d", b.Name(), statements.Len())
+	}
+	var s mix.Statement
+	for i := range statements.Len() {
+		st, ok := statements.Index(i).(*stmtValue)
+		if !ok || len(st.s.Either) > 0 {
+			return nil, fmt.Errorf("%s: statement %d is a %s, not a mix.stmt(...)", b.Name(), i+1, statements.Index(i).Type())
+		}
+		s.Either = append(s.Either, st.s)
+	}
+	return &stmtValue{s}, nil
 }
 
 // prepare, cleanup, run and part: the family's steps.

@@ -1,0 +1,268 @@
+package mixstar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+	"go.starlark.net/starlark"
+
+	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/internal/cli"
+	"github.com/starbench/starbench/internal/targets"
+)
+
+const mixLong = `Mix runs a mix declared in a .star file (mix.define, at the file's top level) from the
+command line: prepare (create its tables and load them by their mix.rows), run (its
+transactions for --time or --events), cleanup (drop its tables, and nothing else).
+
+The file is evaluated as a plan whose main is the command: the run writes a results folder
+(manifest, journal, the step's summary, intervals and latency histogram, report.md and
+report.html) that report and compare read, and --dry-run lists the steps without acting. The
+file may load other modules (@stdlib//oltp.star, files beside it) and need not define main.
+
+--mix names the mix: the global variable that holds it or the mix's own name; it may be left
+out when the file defines one mix.
+
+Connection: --target DSN|embedded|sandbox:mariadb (repeatable as NAME=SPEC; default
+$STARBENCH_TARGET, else embedded), as 'starbench run' takes it. On a server that lives for the
+command only (embedded, sandbox), run prepares the tables first.
+
+Exit codes: 0 ok, 1 the command failed, 2 bad command line or file, 130 interrupted.`
+
+// Command is `starbench mix FILE.star ... prepare|run|cleanup`.
+var Command = &cli.Command{
+	Use:   "mix FILE.star [--mix NAME] [flags] prepare|run|cleanup",
+	Short: "Run a workload declared in a .star file (mix.define) from the command line",
+	Long:  mixLong,
+	Example: `  starbench mix shop.star --target sandbox:mariadb --threads 4 prepare
+  starbench mix shop.star --mix shop --target 'root:pw@tcp(10.0.1.5:4000)/shop' --threads 64 --time 5m --report-interval 10s run
+  starbench mix shop.star --target ... cleanup
+  starbench mix shop.star --dry-run run`,
+	Run: runCommand,
+}
+
+// cliArgs is a parsed `starbench mix` command line.
+type cliArgs struct {
+	file, mix, command string
+	threads            int
+	time, interval     time.Duration
+	warmup             time.Duration
+	events             int64
+	rate               float64
+	seed               int64
+	seedSet            bool
+	ignore             []int
+	targets            []string
+	out                string
+	dryRun, help       bool
+	ifExists, load     string
+}
+
+func parseCommandLine(args []string) (*cliArgs, error) {
+	cl := &cliArgs{}
+	fs := cl.flags()
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return cl, cl.check(fs)
+}
+
+// flags are the command line's flags, bound to cl.
+func (cl *cliArgs) flags() *pflag.FlagSet {
+	fs := pflag.NewFlagSet("mix", pflag.ContinueOnError)
+	fs.SetOutput(nopWriter{})
+	fs.StringVar(&cl.mix, "mix", "", "the mix: its global variable or its name (default: the file's only mix)")
+	fs.IntVar(&cl.threads, "threads", 1, "client threads (connections)")
+	fs.DurationVar(&cl.time, "time", 10*time.Second, "run: how long (0: until --events)")
+	fs.Int64Var(&cl.events, "events", 0, "run: how many transactions (0: until --time)")
+	fs.DurationVar(&cl.interval, "report-interval", 0, "run: print an interval line this often (0: none)")
+	fs.Float64Var(&cl.rate, "rate", 0, "run: transactions per second, open loop (0: closed loop)")
+	fs.DurationVar(&cl.warmup, "warmup-time", 0, "run: uncounted load before the measured time")
+	fs.IntSliceVar(&cl.ignore, "ignore-errors", nil, "run: MySQL error codes counted and retried instead of stopping the run")
+	fs.Int64Var(&cl.seed, "seed", 0, "run seed (default: drawn at random and recorded)")
+	fs.StringArrayVar(&cl.targets, "target", nil, "database target, as 'starbench run' takes it (repeatable)")
+	fs.StringVar(&cl.out, "out", "", "results folder (default results/<UTC time>-<file>)")
+	fs.BoolVar(&cl.dryRun, "dry-run", false, "list the steps without acting")
+	fs.StringVar(&cl.ifExists, "if-exists", "error", "prepare: tables that exist are an error, or drop, or reuse")
+	fs.StringVar(&cl.load, "load-method", "auto", "prepare: auto (LOAD DATA LOCAL where the server takes it), insert or load-data")
+	fs.BoolVarP(&cl.help, "help", "h", false, "this help")
+	return fs
+}
+
+// check reads the arguments after the flags and checks the values.
+func (cl *cliArgs) check(fs *pflag.FlagSet) error {
+	cl.seedSet = fs.Changed("seed")
+	if cl.help {
+		return nil
+	}
+	rest := fs.Args()
+	if len(rest) != 2 {
+		return fmt.Errorf("want FILE.star and a command (prepare, run or cleanup), got %q", strings.Join(rest, " "))
+	}
+	cl.file, cl.command = rest[0], rest[1]
+	switch cl.command {
+	case "prepare", "run", "cleanup":
+	default:
+		return fmt.Errorf("unknown command %q: want prepare, run or cleanup", cl.command)
+	}
+	if !strings.HasSuffix(cl.file, ".star") {
+		return fmt.Errorf("%s: the file must be a .star file", cl.file)
+	}
+	if cl.threads < 1 || cl.events < 0 || cl.rate < 0 || cl.time < 0 || cl.interval < 0 || cl.warmup < 0 {
+		return fmt.Errorf("want --threads >= 1 and no negative --time, --events, --rate, --report-interval or --warmup-time")
+	}
+	if cl.command == "run" && cl.time == 0 && cl.events == 0 {
+		return fmt.Errorf("run: give a --time or --events")
+	}
+	return nil
+}
+
+type nopWriter struct{}
+
+func (nopWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+func runCommand(ctx context.Context, env *cli.Env, args []string) error {
+	cl, err := parseCommandLine(args)
+	if err != nil {
+		return cli.Usagef("mix: %v\nRun 'starbench mix --help' for usage.", err)
+	}
+	if cl.help {
+		if err := env.Help(); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(env.Stdout, "\nmix flags:\n%s", cl.flags().FlagUsages())
+		return err
+	}
+	if env.RunPlan == nil {
+		return errors.New("mix: this command cannot run plans")
+	}
+	r := cli.PlanRun{Plan: cl.file, Targets: cl.targets, Out: cl.out, DryRun: cl.dryRun, Entry: cl.entry}
+	if cl.seedSet {
+		r.Seed = &cl.seed
+	}
+	return cli.WrapInterrupt(ctx, env.RunPlan(ctx, r))
+}
+
+// entry finds the mix in the file's globals and returns the function the
+// run calls in place of main(p): it connects and calls the module's
+// prepare, run or cleanup with the command line's options, so each is a
+// step like a plan's.
+func (cl *cliArgs) entry(globals starlark.StringDict) (starlark.Callable, error) {
+	m, err := cl.find(globals)
+	if err != nil {
+		return nil, err
+	}
+	return starlark.NewBuiltin("mix."+cl.command, func(thread *starlark.Thread, _ *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+		conn, err := starlark.Call(thread, dbstar.Module.Members["connect"], nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		if cl.command == "run" && cl.throwaway() {
+			// A server that lives for this command only has no tables yet.
+			prep := &cliArgs{command: "prepare", threads: cl.threads, ifExists: IfExistsReuse, load: cl.load}
+			if _, err := starlark.Call(thread, Module.Members["prepare"], starlark.Tuple{conn, m}, prep.kwargs()); err != nil {
+				return nil, err
+			}
+		}
+		return starlark.Call(thread, Module.Members[cl.command], starlark.Tuple{conn, m}, cl.kwargs())
+	}), nil
+}
+
+// IfExistsReuse is prepare's if_exists that keeps tables as they are.
+const IfExistsReuse = "reuse"
+
+// throwaway says whether the default target is a server that lives for
+// this command only (embedded, or a sandbox), as --target or
+// $STARBENCH_TARGET (else embedded) gives it.
+func (cl *cliArgs) throwaway() bool {
+	spec := os.Getenv("STARBENCH_TARGET")
+	for _, t := range cl.targets {
+		if name, s := db.SplitNamedTarget(t); name == "" {
+			spec = s
+		}
+	}
+	if spec == "" {
+		return true
+	}
+	t, err := targets.Parse(spec)
+	return err == nil && (t.Kind == targets.KindEmbedded || t.Kind == targets.KindSandbox)
+}
+
+// find is the mix --mix names (a global or a mix's name), or the file's
+// only mix.
+func (cl *cliArgs) find(globals starlark.StringDict) (*Value, error) {
+	var names []string
+	byName := map[string]*Value{}
+	for name, v := range globals {
+		if m, ok := v.(*Value); ok {
+			names = append(names, name)
+			byName[name] = m
+		}
+	}
+	sort.Strings(names)
+	if cl.mix != "" {
+		if m, ok := byName[cl.mix]; ok {
+			return m, nil
+		}
+		for _, n := range names {
+			if byName[n].Mix.Name() == cl.mix {
+				return byName[n], nil
+			}
+		}
+		return nil, fmt.Errorf("--mix %s: %s defines no such mix (it defines %s)", cl.mix, filepath.Base(cl.file), listOrNone(names))
+	}
+	switch len(names) {
+	case 0:
+		return nil, fmt.Errorf("%s defines no mix at its top level (mix.define(...) assigned to a global)", filepath.Base(cl.file))
+	case 1:
+		return byName[names[0]], nil
+	}
+	return nil, fmt.Errorf("%s defines several mixes (%s): name one with --mix", filepath.Base(cl.file), strings.Join(names, ", "))
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// kwargs are the command's keyword arguments to prepare, run or cleanup.
+func (cl *cliArgs) kwargs() []starlark.Tuple {
+	kw := func(k string, v starlark.Value) starlark.Tuple { return starlark.Tuple{starlark.String(k), v} }
+	secs := func(d time.Duration) starlark.Value { return starlark.String(strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s") }
+	switch cl.command {
+	case "prepare":
+		return []starlark.Tuple{kw("threads", starlark.MakeInt(cl.threads)), kw("if_exists", starlark.String(cl.ifExists)),
+			kw("load_method", starlark.String(cl.load))}
+	case "run":
+		out := []starlark.Tuple{kw("threads", starlark.MakeInt(cl.threads)), kw("time", secs(cl.time)), kw("events", starlark.MakeInt64(cl.events))}
+		if cl.interval > 0 {
+			out = append(out, kw("report_interval", secs(cl.interval)))
+		}
+		if cl.rate > 0 {
+			out = append(out, kw("rate", starlark.Float(cl.rate)))
+		}
+		if cl.warmup > 0 {
+			out = append(out, kw("warmup_time", secs(cl.warmup)))
+		}
+		if len(cl.ignore) > 0 {
+			codes := make([]starlark.Value, len(cl.ignore))
+			for i, c := range cl.ignore {
+				codes[i] = starlark.MakeInt(c)
+			}
+			out = append(out, kw("ignore_errors", starlark.NewList(codes)))
+		}
+		return out
+	}
+	return nil
+}
