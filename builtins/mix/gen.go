@@ -25,7 +25,7 @@ type Gen struct {
 	iter     int     // gaussian and special iterations
 	step     int64   // sequence step
 	global   bool    // sequence shared by the workers (else one per worker)
-	minLen   int // string; key's zero padding
+	minLen   int     // string; key's zero padding
 	maxLen   int
 	hashed   bool // key
 	pattern  string

@@ -243,8 +243,8 @@ type txnCompiler struct {
 	ct         *compiledTxn
 	knownTable func(string) bool
 	tables     []Table
-	earlier    []scanned         // by statement: what it returns
-	drawnAt    map[*Gen][2]int   // a generator's latest use: statement, argument
+	earlier    []scanned       // by statement: what it returns
+	drawnAt    map[*Gen][2]int // a generator's latest use: statement, argument
 }
 
 // statement compiles statement i (or an alternative of it, which is no

@@ -239,7 +239,9 @@ func listOrNone(names []string) string {
 // kwargs are the command's keyword arguments to prepare, run or cleanup.
 func (cl *cliArgs) kwargs() []starlark.Tuple {
 	kw := func(k string, v starlark.Value) starlark.Tuple { return starlark.Tuple{starlark.String(k), v} }
-	secs := func(d time.Duration) starlark.Value { return starlark.String(strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s") }
+	secs := func(d time.Duration) starlark.Value {
+		return starlark.String(strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s")
+	}
 	switch cl.command {
 	case "prepare":
 		return []starlark.Tuple{kw("threads", starlark.MakeInt(cl.threads)), kw("if_exists", starlark.String(cl.ifExists)),
