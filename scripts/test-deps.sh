@@ -27,6 +27,28 @@ if ! command -v go-tpc >/dev/null 2>&1; then
   fi
 fi
 
+# go-ycsb v1.0.3, the YCSB peer: its go.mod has replace directives, so
+# `go install module@version` refuses it; it is built from the module's
+# source (downloaded into the module cache, whose workloads/ the tests
+# read) into $(go env GOPATH)/bin.
+goycsb_module=github.com/pingcap/go-ycsb@v1.0.3
+if ! command -v go-ycsb >/dev/null 2>&1 && command -v go >/dev/null 2>&1; then
+  gobin=$(go env GOPATH | cut -d: -f1)/bin
+  if [ ! -x "$gobin/go-ycsb" ]; then
+    echo "test-deps: building go-ycsb from $goycsb_module into $gobin" >&2
+    if src=$(GOFLAGS= go mod download -json "$goycsb_module" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p') && [ -n "$src" ]; then
+      work=$(mktemp -d)
+      cp -r "$src" "$work/go-ycsb" && chmod -R u+w "$work/go-ycsb"
+      if ! (cd "$work/go-ycsb" && GOFLAGS= go build -o "$gobin/go-ycsb" ./cmd/go-ycsb); then
+        echo "test-deps: building go-ycsb failed; the YCSB peer tests will be skipped (and fail when CI=true)" >&2
+      fi
+      rm -rf "$work"
+    else
+      echo "test-deps: downloading $goycsb_module failed; the YCSB peer tests will be skipped (and fail when CI=true)" >&2
+    fi
+  fi
+fi
+
 # program  Debian package
 needs=(
   "mariadbd mariadb-server"

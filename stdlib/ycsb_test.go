@@ -21,6 +21,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/mix"
 	"github.com/starbench/starbench/builtins/mix/mixstar"
+	"github.com/starbench/starbench/internal/testutil/goycsbtest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
@@ -192,16 +193,16 @@ func checkScrambledZipfianKeys(t *testing.T, reads map[string]int, records int64
 	}
 }
 
-// The workloads send go-ycsb's statements (pingcap/go-ycsb db/mysql/db.go),
+// The workloads send go-ycsb v1.0.3's statements (its db/mysql/db.go),
 // one operation each, on go-ycsb's table; the load gives it its records.
 func TestYCSBStatementsAsGoYCSB(t *testing.T) {
 	srv := sandboxtest.StartLogging(t)
 	dir := t.TempDir()
 	fields := "field0,field1,field2,field3,field4,field5,field6,field7,field8,field9"
-	read := "SELECT " + fields + " FROM usertable WHERE YCSB_KEY = ?"
+	read := "SELECT " + fields + " FROM usertable FORCE INDEX(`PRIMARY`) WHERE YCSB_KEY = ?"
 	update := "UPDATE usertable SET field?= ? WHERE YCSB_KEY = ?"
 	insert := "INSERT IGNORE INTO usertable (YCSB_KEY ,field0 ,field1 ,field2 ,field3 ,field4 ,field5 ,field6 ,field7 ,field8 ,field9) VALUES (? ,? ,? ,? ,? ,? ,? ,? ,? ,? ,?)"
-	scan := "SELECT " + fields + " FROM usertable WHERE YCSB_KEY >= ? LIMIT ?"
+	scan := "SELECT " + fields + " FROM usertable FORCE INDEX(`PRIMARY`) WHERE YCSB_KEY >= ? LIMIT ?"
 	want := map[string][]string{"a": {read, update}, "b": {read, update}, "c": {read}, "d": {read, insert}, "e": {scan, insert}, "f": {read, update}}
 	for i, w := range []string{"a", "b", "c", "d", "e", "f"} {
 		plan := filepath.Join(dir, w+".star")
@@ -239,5 +240,97 @@ func TestYCSBStatementsAsGoYCSB(t *testing.T) {
 		if strings.Join(gotList, "\n") != strings.Join(wantList, "\n") {
 			t.Errorf("workload %s prepared:\n%s\nwant go-ycsb's:\n%s", w, strings.Join(gotList, "\n"), strings.Join(wantList, "\n"))
 		}
+	}
+}
+
+// Both ways with go-ycsb, the peer: the same records (key names and field
+// sizes) from both loads; workload A's prepared statements, and its reads
+// and updates in their proportions, from both runs of 2,000 operations
+// (go-ycsb given YCSB's zipfian: its own workload files say uniform);
+// and starbench's workload A run on go-ycsb's records finds the row of
+// every update.
+func TestYCSBAgainstGoYCSB(t *testing.T) {
+	bin := goycsbtest.Binary(t)
+	srv := sandboxtest.StartLogging(t)
+	srv.Exec(t, "CREATE DATABASE theirs")
+	srv.Exec(t, "CREATE DATABASE ours")
+	workloadA := goycsbtest.Workload(t, "workloada")
+	goycsbtest.Run(t, bin, srv.MariaDB, "theirs", "load", workloadA, "threadcount=2")
+
+	cfg := srv.Config().Clone()
+	cfg.DBName = "ours"
+	dir := t.TempDir()
+	evaluate := func(name, body string) string {
+		t.Helper()
+		plan := filepath.Join(dir, name+".star")
+		src := "load(\"@stdlib//ycsb.star\", \"workload\")\n\ndef main(p):\n    conn = db.connect()\n    a = workload(\"a\")\n" + body
+		if err := os.WriteFile(plan, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		_, err := runner.Evaluate(context.Background(), runner.Options{PlanFile: plan, Predeclared: builtins.Predeclared(), Stdlib: stdlib.FS,
+			Targets: map[string]string{runner.DefaultTarget: cfg.FormatDSN()}, Secrets: []string{srv.Password()},
+			OutDir: filepath.Join(dir, name), Stdout: &out, Stderr: &out})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out.String())
+		}
+		return out.String()
+	}
+	evaluate("prepare", "    mix.prepare(conn, a, threads = 2)\n")
+	one := func(q string) string {
+		t.Helper()
+		rs, err := srv.Admin.Query(context.Background(), q)
+		if err != nil || len(rs.Rows) != 1 {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return fmt.Sprint(rs.Rows[0]...)
+	}
+	if got := one("SELECT COUNT(*), SUM(CHAR_LENGTH(o.FIELD0) = CHAR_LENGTH(t.FIELD9)) FROM ours.usertable o JOIN theirs.usertable t USING (YCSB_KEY)"); got != "1000 1000" {
+		t.Errorf("records both tools loaded under the same key, with fields of the same size: %s, want 1000 and 1000", got)
+	}
+
+	shapes := func(log []sandboxtest.Logged) (prepared []string, executed map[string]int) {
+		seen := map[string]bool{}
+		executed = map[string]int{}
+		for _, l := range log {
+			if !strings.Contains(l.Text, "usertable") {
+				continue
+			}
+			s := setFieldRe.ReplaceAllString(l.Text, "SET field?=")
+			switch l.Command {
+			case "Prepare":
+				if !seen[s] {
+					seen[s] = true
+					prepared = append(prepared, s)
+				}
+			case "Execute":
+				executed[strings.Fields(s)[0]]++ // SELECT or UPDATE
+			}
+		}
+		sort.Strings(prepared)
+		return prepared, executed
+	}
+	const ops = 2000
+	theirs := srv.Capture(t, func() {
+		goycsbtest.Run(t, bin, srv.MariaDB, "theirs", "run", workloadA, "threadcount=1", fmt.Sprintf("operationcount=%d", ops), "requestdistribution=zipfian")
+	})
+	ours := srv.Capture(t, func() { evaluate("run", fmt.Sprintf("    mix.run(conn, a, threads = 1, time = 0, events = %d)\n", ops)) })
+	theirPrepared, theirExecuted := shapes(theirs)
+	ourPrepared, ourExecuted := shapes(ours)
+	if strings.Join(ourPrepared, "\n") != strings.Join(theirPrepared, "\n") {
+		t.Errorf("prepared statements:\nstarbench %q\ngo-ycsb   %q", ourPrepared, theirPrepared)
+	}
+	for tool, ex := range map[string]map[string]int{"starbench": ourExecuted, "go-ycsb": theirExecuted} {
+		sd := math.Sqrt(ops * 0.25)
+		if ex["SELECT"]+ex["UPDATE"] != ops || math.Abs(float64(ex["SELECT"])-ops/2) > 3*sd {
+			t.Errorf("%s executed %v: want %d operations, half of them reads ± %.0f", tool, ex, ops, 3*sd)
+		}
+	}
+
+	out := evaluate("theirs", "    conn.exec(\"USE theirs\")\n    r = mix.run(conn, a, threads = 2, time = 0, events = 1000)\n"+
+		"    print(\"updates\", r.transactions[\"update\"].count, \"writes\", r.writes)\n")
+	var updates, writes int
+	if _, err := fmt.Sscanf(out[strings.Index(out, "updates "):], "updates %d writes %d", &updates, &writes); err != nil || updates < 400 || writes != updates {
+		t.Errorf("on go-ycsb's records: %d updates, %d of them found their row (%v)", updates, writes, err)
 	}
 }
