@@ -314,7 +314,9 @@ func TestYCSBAgainstGoYCSB(t *testing.T) {
 	theirs := srv.Capture(t, func() {
 		goycsbtest.Run(t, bin, srv.MariaDB, "theirs", "run", workloadA, "threadcount=1", fmt.Sprintf("operationcount=%d", ops), "requestdistribution=zipfian")
 	})
-	ours := srv.Capture(t, func() { evaluate("run", fmt.Sprintf("    mix.run(conn, a, threads = 1, time = 0, events = %d)\n", ops)) })
+	ours := srv.Capture(t, func() {
+		evaluate("run", fmt.Sprintf("    mix.run(conn, a, threads = 1, time = 0, events = %d)\n", ops))
+	})
 	theirPrepared, theirExecuted := shapes(theirs)
 	ourPrepared, ourExecuted := shapes(ours)
 	if strings.Join(ourPrepared, "\n") != strings.Join(theirPrepared, "\n") {
