@@ -61,6 +61,10 @@ func TestOLTPReadWriteRestatedAsAMix(t *testing.T) {
 		})
 	}
 	first, again, other := mixRun(5), mixRun(5), mixRun(6)
+	// The escape hatch: the same statements sent from an event function.
+	event := srv.Capture(t, func() {
+		run(fmt.Sprintf(`mix.run(conn, oltp_read_write(table_size = 1000, event = True), threads = 1, time = 0, events = %d, seed = 5)`, events))
+	})
 
 	counts := func(log []sandboxtest.Logged) map[string]int {
 		m := map[string]int{}
@@ -78,6 +82,9 @@ func TestOLTPReadWriteRestatedAsAMix(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("statements by shape:\nmix      %v\nbuilt-in %v", got, want)
 	}
+	if got := counts(event); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("statements by shape:\nevent    %v\nbuilt-in %v", got, want)
+	}
 	executes := func(log []sandboxtest.Logged) []string {
 		var out []string
 		for _, l := range log {
@@ -94,7 +101,7 @@ func TestOLTPReadWriteRestatedAsAMix(t *testing.T) {
 	// apart, the INSERT of the id just deleted.
 	between := regexp.MustCompile(`BETWEEN (\d+) AND (\d+)`)
 	deleted := ""
-	for _, q := range executes(first) {
+	for _, q := range append(executes(first), executes(event)...) {
 		if m := between.FindStringSubmatch(q); m != nil {
 			var lo, hi int
 			fmt.Sscan(m[1], &lo)

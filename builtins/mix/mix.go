@@ -64,6 +64,12 @@ type Transaction struct {
 	// Think is a pause after the transaction, not part of its latency
 	// (closed loop only: under a rate the schedule paces the events).
 	Think time.Duration
+	// Custom, in place of Statements, makes each worker's body of the
+	// transaction: code run per event (see CustomMaker), slower than
+	// statements. CustomName says where it comes from (a function and
+	// its file:line), for the mix's version and messages.
+	Custom     CustomMaker
+	CustomName string
 }
 
 // Statement is one statement of a transaction: its text, with a ?
@@ -203,6 +209,12 @@ func compileTxn(t *Transaction, knownTable func(string) bool, tables []Table) (c
 	}
 	if t.Retries < 0 || t.Think < 0 {
 		return ct, fmt.Errorf("retries and think must not be negative")
+	}
+	if t.Custom != nil {
+		if len(t.Statements) > 0 {
+			return ct, fmt.Errorf("has both statements and an event function: give one")
+		}
+		return ct, nil
 	}
 	if len(t.Statements) == 0 {
 		return ct, fmt.Errorf("no statements")
@@ -409,6 +421,9 @@ func fingerprint(d Definition) string {
 	}
 	for _, t := range d.Transactions {
 		fmt.Fprintf(h, "txn %s %d %v %v %d %v\n", t.Name, t.Weight, t.Autocommit, t.RetryOn, t.Retries, t.Think)
+		if t.Custom != nil {
+			fmt.Fprintf(h, " custom %s\n", t.CustomName)
+		}
 		for _, s := range t.Statements {
 			fmt.Fprintf(h, " %s\n", s.SQL)
 			for _, a := range s.Args {

@@ -81,6 +81,13 @@ func (r *run) NewWorker(id int, seed uint64) (bench.Worker, error) {
 	for i := range r.m.txns {
 		t := &r.m.txns[i]
 		wt := workerTxn{t: t}
+		if t.Custom != nil {
+			body, err := t.Custom(&CustomWorker{ID: id, Seed: seed, env: env, draws: map[*Gen]drawer{}})
+			if err != nil {
+				return nil, fmt.Errorf("transaction %s: %w", t.Name, err)
+			}
+			wt.custom = body
+		}
 		for j := range t.stmts {
 			cs := &t.stmts[j]
 			ws := w.statement(cs, env)
@@ -125,11 +132,13 @@ type worker struct {
 	slots    []any
 	slotBufs [][]byte
 	think    time.Duration
+	queries  statementCache // custom transactions' statements
 }
 
 type workerTxn struct {
-	t     *compiledTxn
-	stmts []workerStmt
+	t      *compiledTxn
+	stmts  []workerStmt
+	custom CustomBody // a custom transaction's body, in place of stmts
 }
 
 type workerStmt struct {
@@ -143,6 +152,7 @@ type workerStmt struct {
 // Prepare implements bench.Worker: every statement of every transaction
 // is prepared once per session.
 func (w *worker) Prepare(ctx context.Context, s bench.Session) error {
+	w.queries.reset(s)
 	var err error
 	if w.begin, err = s.Prepare(ctx, "BEGIN"); err != nil {
 		return err
@@ -225,6 +235,11 @@ func (w *worker) Event(ctx context.Context, s bench.Session) error {
 func (w *worker) attempt(ctx context.Context, t *workerTxn) error {
 	if !t.t.Autocommit {
 		if _, err := w.begin.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	if t.custom != nil {
+		if err := t.custom(ctx, &w.queries); err != nil {
 			return err
 		}
 	}

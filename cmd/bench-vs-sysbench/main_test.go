@@ -135,4 +135,10 @@ func TestParseFlagsMix(t *testing.T) {
 	if _, err := parseFlags([]string{"-mix", "-baseline", "/bin/true"}, io.Discard); err == nil || !strings.Contains(err.Error(), "-mix and -baseline") {
 		t.Errorf("-mix with -baseline: %v", err)
 	}
+	if _, err := parseFlags([]string{"-event"}, io.Discard); err == nil || !strings.Contains(err.Error(), "give it with -mix") {
+		t.Errorf("-event without -mix: %v", err)
+	}
+	if o, err := parseFlags([]string{"-mix", "-event"}, io.Discard); err != nil || !o.event {
+		t.Errorf("-mix -event: %+v, %v", o, err)
+	}
 }

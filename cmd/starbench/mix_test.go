@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/starbench/starbench/internal/results"
@@ -66,6 +67,100 @@ shop = mix.define("shop",
 		t.Errorf("hits after two runs of 200 (each a read and an update of its row): %v, %v", rs, err)
 	}
 	expect(t, starbench(t, nil, "compare", outs[0], outs[1]), 0, "shop")
+
+	// Two segments of one load of 3 threads and 300 events, merged: the
+	// whole load's counts, every event's update on the server.
+	expect(t, mix("--mix", "shop", "--threads", "3", "--segment", "1/2", "run"), 2,
+		"mix: --segment 1/2 needs --seed=N, the same for every segment")
+	expect(t, mix("--mix", "shop", "--threads", "3", "--seed", "7", "--segment", "1/2", "prepare"), 2,
+		"mix: --segment slices a run; prepare runs whole")
+	var segs []string
+	for i := 1; i <= 2; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("seg%d", i))
+		r := mix("--mix", "shop", "--threads", "3", "--time", "0", "--events", "300", "--seed", "7", "--segment", fmt.Sprintf("%d/2", i), "--out", out, "run")
+		expect(t, r, 0, "results: "+out+" (completed)")
+		segs = append(segs, out)
+	}
+	merged := filepath.Join(dir, "merged")
+	expect(t, starbench(t, nil, "merge", segs[0], segs[1], "-o", merged), 0)
+	data, err := os.ReadFile(filepath.Join(merged, results.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum results.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Events != 300 || sum.Threads != 3 || len(sum.Kinds) != 1 || sum.Kinds[0].Events != 300 {
+		t.Errorf("merged segments: %d events on %d threads, kinds %+v; want 300 on 3", sum.Events, sum.Threads, sum.Kinds)
+	}
+	rs, err = admin.Query(context.Background(), "SELECT SUM(hits) FROM sbtest.accounts")
+	if err != nil || len(rs.Rows) != 1 || fmt.Sprint(rs.Rows[0][0]) != "700" {
+		t.Errorf("hits after two segments of one load of 300: %v, %v", rs, err)
+	}
 	expect(t, mix("--mix", "shop", "cleanup"), 0, "Dropping table 'sbtest.accounts'...")
 	expect(t, mix("--mix", "rw", "--dry-run", "run"), 0, "mix run oltp_read_write_mix (mix-gen1/")
+}
+
+// plans/insert_hotspot_mix.star at its small scale against a real server:
+// the three key schemes' runs in each round, the report's table, and what
+// reached the tables: the loaded rows plus one row per counted insert,
+// seq's keys one sequence without gaps across its tables, and nothing of
+// any scheme left when keep is false.
+func TestInsertHotspotMixPlan(t *testing.T) {
+	m, admin := serverWith(t)
+	ctx := context.Background()
+	run := func(keep bool) (string, cliResult) {
+		out := outDir(t)
+		return out, starbench(t, nil, "run", "plans/insert_hotspot_mix.star", "-o", out, "-p", "scale=small", "-p", "tidb=false",
+			"-p", fmt.Sprintf("keep=%v", keep), "--target", m.DSN())
+	}
+	out, r := run(true)
+	expect(t, r, 0, "incr, run 2: TPS", "seq, run 2: TPS", "rand, run 2: TPS", "tps, avg by round per scheme",
+		"Not TiDB: rand's keys are drawn by the client")
+	if _, err := os.Stat(filepath.Join(out, "insert_hotspot.md")); err != nil {
+		t.Errorf("the table is not in the results folder: %v", err)
+	}
+	events := map[string]int64{}
+	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-insert_*"))
+	for _, dir := range steps {
+		s, err := results.ReadSummary(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events[s.Tags["scheme"]] += s.Events
+	}
+	if len(steps) != 6 || len(events) != 3 {
+		t.Fatalf("steps %v, events by scheme %v: want 2 rounds of 3 schemes", steps, events)
+	}
+	count := func(query string) int64 {
+		t.Helper()
+		rs, err := admin.Query(ctx, query)
+		if err != nil || len(rs.Rows) != 1 {
+			t.Fatalf("%s: %v %v", query, rs, err)
+		}
+		var n int64
+		fmt.Sscan(fmt.Sprint(rs.Rows[0][0]), &n)
+		return n
+	}
+	union := func(scheme, expr string) string {
+		var parts []string
+		for i := 1; i <= 8; i++ {
+			parts = append(parts, fmt.Sprintf("SELECT id FROM sbtest.%s_t%d", scheme, i))
+		}
+		return fmt.Sprintf("SELECT %s FROM (%s) AS u", expr, strings.Join(parts, " UNION ALL "))
+	}
+	for scheme, loaded := range map[string]int64{"incr": 800, "seq": 800, "rand": 0} {
+		if n := count(union(scheme, "COUNT(*)")); n != loaded+events[scheme] || events[scheme] == 0 {
+			t.Errorf("%s: %d rows, want %d loaded and %d inserted", scheme, n, loaded, events[scheme])
+		}
+	}
+	if top := count(union("seq", "MAX(id)")); top != 100+events["seq"] {
+		t.Errorf("seq: the largest key is %d, want %d (100 loaded a table, then one sequence)", top, 100+events["seq"])
+	}
+	_, r = run(false)
+	expect(t, r, 0, "Dropping table 'sbtest.rand_t8'...")
+	if n := count("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sbtest'"); n != 0 {
+		t.Errorf("%d tables left in sbtest after a run without keep", n)
+	}
 }

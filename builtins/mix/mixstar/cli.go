@@ -32,6 +32,11 @@ file may load other modules (@stdlib//oltp.star, files beside it) and need not d
 --mix names the mix: the global variable that holds it or the mix's own name; it may be left
 out when the file defines one mix.
 
+--segment i/n runs the i-th of n slices of the run, for one load from several machines: thread
+j (0-based) of --threads belongs to segment j mod n + 1 with its statement stream, so the n
+segments run with one --seed issue the transactions of the whole load; --rate and --events are
+split the same way. 'starbench merge' merges the segments' step folders exactly.
+
 Connection: --target DSN|embedded|sandbox:mariadb (repeatable as NAME=SPEC; default
 $STARBENCH_TARGET, else embedded), as 'starbench run' takes it. On a server that lives for the
 command only (embedded, sandbox), run prepares the tables first.
@@ -45,6 +50,7 @@ var Command = &cli.Command{
 	Long:  mixLong,
 	Example: `  starbench mix shop.star --target sandbox:mariadb --threads 4 prepare
   starbench mix shop.star --mix shop --target 'root:pw@tcp(10.0.1.5:4000)/shop' --threads 64 --time 5m --report-interval 10s run
+  starbench mix shop.star --target ... --threads 64 --seed 7 --segment 1/2 run   # and 2/2 on another machine
   starbench mix shop.star --target ... cleanup
   starbench mix shop.star --dry-run run`,
 	Run: runCommand,
@@ -65,6 +71,7 @@ type cliArgs struct {
 	out                string
 	dryRun, help       bool
 	ifExists, load     string
+	segment            string
 }
 
 func parseCommandLine(args []string) (*cliArgs, error) {
@@ -89,6 +96,7 @@ func (cl *cliArgs) flags() *pflag.FlagSet {
 	fs.DurationVar(&cl.warmup, "warmup-time", 0, "run: uncounted load before the measured time")
 	fs.IntSliceVar(&cl.ignore, "ignore-errors", nil, "run: MySQL error codes counted and retried instead of stopping the run")
 	fs.Int64Var(&cl.seed, "seed", 0, "run seed (default: drawn at random and recorded)")
+	fs.StringVar(&cl.segment, "segment", "", "run: the i-th of n slices of the run (i/n): thread j of --threads is segment j mod n + 1's, with its stream; needs --seed, the same on every segment; 'starbench merge' merges the folders")
 	fs.StringArrayVar(&cl.targets, "target", nil, "database target, as 'starbench run' takes it (repeatable)")
 	fs.StringVar(&cl.out, "out", "", "results folder (default results/<UTC time>-<file>)")
 	fs.BoolVar(&cl.dryRun, "dry-run", false, "list the steps without acting")
@@ -140,6 +148,9 @@ func runCommand(ctx context.Context, env *cli.Env, args []string) error {
 			return err
 		}
 		_, err := fmt.Fprintf(env.Stdout, "\nmix flags:\n%s", cl.flags().FlagUsages())
+		return err
+	}
+	if _, err := cli.ParseSegment("mix", cl.segment, cl.command, cl.seed, "--seed", int64(cl.threads), cl.events); err != nil {
 		return err
 	}
 	if env.RunPlan == nil {
@@ -263,6 +274,9 @@ func (cl *cliArgs) kwargs() []starlark.Tuple {
 				codes[i] = starlark.MakeInt(c)
 			}
 			out = append(out, kw("ignore_errors", starlark.NewList(codes)))
+		}
+		if cl.segment != "" {
+			out = append(out, kw("segment", starlark.String(cl.segment)), kw("seed", starlark.MakeInt64(cl.seed)))
 		}
 		return out
 	}

@@ -19,11 +19,19 @@ var Doc = runner.ModuleDoc{
 				"statement naming another table is an error here. data maps table names to mix.rows(...). transactions maps names " +
 				"to mix.txn(...): each is a kind of event, drawn by weight, with its own count and latency histogram. Returns a mix " +
 				"with .name, .version (a hash of the declaration, kept with the results), .tables and .transactions."},
-		{Name: "mix.txn", Signature: "mix.txn(statements, weight=1, autocommit=False, retry_on=[], retries=3, think=0)",
+		{Name: "mix.txn", Signature: "mix.txn(statements=None, weight=1, autocommit=False, retry_on=[], retries=3, think=0, event=None)",
 			Doc: "A transaction: its mix.stmt(...) list, sent between BEGIN and COMMIT (autocommit=True sends them alone). An error " +
 				"whose MySQL code is in retry_on rolls it back and runs it again, up to retries times, counted in the result's " +
 				"retries; other errors are the run's (ignore_errors=, reconnects). think pauses the worker after the transaction, " +
-				"outside its latency (closed loop only)."},
+				"outside its latency (closed loop only). event=fn, in place of statements, is the escape hatch for what statements " +
+				"cannot say (a loop over a result, a branch on a value read): fn(ctx) runs per event between the same BEGIN and " +
+				"COMMIT, on a Starlark thread of the worker's own, with ctx.exec(sql, *args) (affected rows), ctx.query(sql, *args, " +
+				"limit=10000) (a list of row tuples), ctx.draw(generator) (any generator but ref and same, as a statement's argument " +
+				"would draw it: a sequence counts with the run's other uses), ctx.uniform(lo, hi) and ctx.pattern(template) (drawn " +
+				"from the worker's stream of the run seed) and ctx.worker (its id in the load). Each distinct text is prepared once per connection. fn and what it captures are " +
+				"frozen when the transaction is declared; a server error inside fn is the transaction's (counted by code, retried by " +
+				"retry_on), any other stops the run with fn's backtrace, and an event is bounded to 10 million Starlark steps. It is " +
+				"slower than statements: Starlark runs per event (the README's speed table measures it)."},
 		{Name: "mix.stmt", Signature: "mix.stmt(sql, *args)",
 			Doc: "A statement with one argument per ? placeholder: a generator, or a constant (number, string, bool, None). Statements are " +
 				"prepared once per connection. A statement returning rows may be followed by statements taking mix.ref(column) of its first row."},
@@ -73,10 +81,12 @@ var Doc = runner.ModuleDoc{
 				"spread over threads connections (the same rows for a seed whatever the threads), with LOAD DATA LOCAL INFILE where " +
 				"the server takes it and INSERTs where it refuses. Tables that exist are an error naming them as schema.table unless " +
 				"if_exists is \"drop\" or \"reuse\". Returns a struct: schema, tables, reused, rows (by table), total_rows, seconds, rows_per_s."},
-		{Name: "mix.run", Signature: "mix.run(conn, mix, threads=1, time=\"10s\", events=0, report_interval=0, rate=0, warmup_time=0, seed=0, ignore_errors=[], reconnect_timeout=\"30s\", percentile=95, tags={})",
+		{Name: "mix.run", Signature: "mix.run(conn, mix, threads=1, time=\"10s\", events=0, report_interval=0, rate=0, warmup_time=0, seed=0, ignore_errors=[], reconnect_timeout=\"30s\", percentile=95, tags={}, segment=\"\")",
 			Doc: "Runs the mix with threads connections for time (or events transactions), printing sysbench's interval lines " +
 				"(report_interval=) and report with a table of the transactions, and writes steps/<id>-<mix>-t<threads>/. rate= " +
-				"(transactions/s) makes it open-loop. Returns a struct: every run builtin's fields (tps, qps, events, queries, reads, " +
+				"(transactions/s) makes it open-loop. segment=\"i/n\" (with seed=, the same for every segment) runs the i-th of n " +
+				"slices of the load, as --segment does: thread j of threads is segment j mod n + 1's with its stream, events and " +
+				"rate split alike, and the step folder is named ...-seg<i>of<n> for starbench merge. Returns a struct: every run builtin's fields (tps, qps, events, queries, reads, " +
 				"writes, others, errors, errors_by_code, errors_by_kind, reconnects, seconds, latency, threads, tags, dir), late and " +
 				"dropped, retries, and transactions (by name: count, errors, per_minute, latency)."},
 		{Name: "mix.part", Signature: "mix.part(conn, mix, threads=1, time=\"10s\", **run_options)",

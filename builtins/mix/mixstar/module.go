@@ -9,6 +9,7 @@ package mixstar
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/mix"
+	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
 )
@@ -197,10 +199,26 @@ func txn(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []
 	var statements *starlark.List
 	var retryOn *starlark.List
 	var think starlark.Value = starlark.MakeInt(0)
+	var event starlark.Callable
 	t := mix.Transaction{Weight: 1, Retries: 3}
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "statements", &statements, "weight?", &t.Weight, "autocommit?", &t.Autocommit,
-		"retry_on?", &retryOn, "retries?", &t.Retries, "think?", &think); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "statements?", &statements, "weight?", &t.Weight, "autocommit?", &t.Autocommit,
+		"retry_on?", &retryOn, "retries?", &t.Retries, "think?", &think, "event?", &event); err != nil {
 		return nil, err
+	}
+	switch {
+	case statements == nil && event == nil:
+		return nil, fmt.Errorf("%s: give the transaction's statements, or an event function (event = fn, slower)", b.Name())
+	case statements != nil && event != nil:
+		return nil, fmt.Errorf("%s: give the statements or an event function, not both", b.Name())
+	case event != nil:
+		// Every worker calls it at once: it and what it captures are frozen now.
+		event.Freeze()
+		t.Custom, t.CustomName = customOf(event), event.Name()
+		if fn, ok := event.(*starlark.Function); ok {
+			pos := fn.Position()
+			t.CustomName += fmt.Sprintf(" at %s:%d", filepath.Base(pos.Filename()), pos.Line)
+		}
+		statements = starlark.NewList(nil)
 	}
 	for i := range statements.Len() {
 		s, ok := statements.Index(i).(*stmtValue)
@@ -647,9 +665,11 @@ func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 	var timeV, intervalV, warmupV, reconnectV starlark.Value = starlark.String("10s"), starlark.MakeInt(0), starlark.MakeInt(0), starlark.String("30s")
 	var tags *starlark.Dict
 	var ignore *starlark.List
+	var segment string
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &r.conn, "mix", &m, "threads?", &r.o.Threads, "time?", &timeV,
 		"events?", &r.o.Events, "report_interval?", &intervalV, "rate?", &r.o.Rate, "warmup_time?", &warmupV, "seed?", &r.seed,
-		"ignore_errors?", &ignore, "reconnect_timeout?", &reconnectV, "percentile?", &r.o.Percentile, "tags?", &tags); err != nil {
+		"ignore_errors?", &ignore, "reconnect_timeout?", &reconnectV, "percentile?", &r.o.Percentile, "tags?", &tags,
+		"segment?", &segment); err != nil {
 		return nil, err
 	}
 	r.mix = m.Mix
@@ -669,6 +689,13 @@ func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple)
 	}
 	if r.o.Percentile <= 0 || r.o.Percentile >= 100 {
 		return nil, fmt.Errorf("%s: percentile must be between 0 and 100, got %v", b.Name(), r.o.Percentile)
+	}
+	if segment != "" {
+		seg, err := parseSegment(segment, r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		}
+		r.o.Segment = seg
 	}
 	if ignore != nil {
 		for i := range ignore.Len() {
@@ -701,6 +728,9 @@ func (r *runArgs) flags() []string {
 	if r.o.Interval > 0 {
 		f = append(f, "--report-interval "+r.o.Interval.String())
 	}
+	if !r.o.Segment.Whole() {
+		f = append(f, fmt.Sprintf("--seed %d --segment %s", r.seed, r.o.Segment))
+	}
 	return f
 }
 
@@ -714,12 +744,15 @@ func (r *runArgs) stepArgs() map[string]any {
 	if len(r.tags) > 0 {
 		a["tags"] = r.tags
 	}
+	if !r.o.Segment.Whole() {
+		a["segment"] = r.o.Segment.String()
+	}
 	return a
 }
 
 // load is the run as a part of bench.together (or, run at once, mix.run).
 func (r *runArgs) load() *benchstar.Load {
-	l := &benchstar.Load{Family: "mix", Name: fmt.Sprintf("%s-t%d", r.mix.Name(), r.o.Threads), Handle: r.conn.ID(), Target: r.conn.Display(),
+	l := &benchstar.Load{Family: "mix", Name: fmt.Sprintf("%s-t%d", r.mix.Name(), r.o.Threads) + cli.SegmentSuffix(r.o.Segment), Handle: r.conn.ID(), Target: r.conn.Display(),
 		Time: r.o.Time, Interval: max(r.o.Interval, time.Second),
 		Text: func() string { return commandLine(r.conn, r.mix, "run", r.flags()...) }, Args: r.stepArgs}
 	l.SetTime = func(d time.Duration) error {
@@ -751,6 +784,24 @@ func (r *runArgs) load() *benchstar.Load {
 		return step, nil
 	}
 	return l
+}
+
+// parseSegment reads a run's segment= ("i/n"): one slice of the whole
+// load of r's threads, events and rate, which the other segments, run
+// with the same seed, complete.
+func parseSegment(spec string, r *runArgs) (bench.Segment, error) {
+	seg, err := bench.ParseSegment(spec)
+	switch {
+	case err != nil:
+		return seg, err
+	case r.seed == 0:
+		return seg, fmt.Errorf("segment %s needs seed = N, the same for every segment, so that the segments together are one reproducible load", seg)
+	case seg.Threads(r.o.Threads) == 0:
+		return seg, fmt.Errorf("segment %s of %d threads has no thread: run at most %d segments", seg, r.o.Threads, r.o.Threads)
+	case r.o.Events > 0 && seg.Share(r.o.Events) == 0:
+		return seg, fmt.Errorf("segment %s of %d events has no event", seg, r.o.Events)
+	}
+	return seg, nil
 }
 
 func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
