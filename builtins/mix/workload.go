@@ -21,7 +21,8 @@ import (
 const MetricRetries = "retries"
 
 func init() {
-	results.DeclareMetric(results.MetricSpec{Name: MetricRetries, HigherIsBetter: false, Additive: true})
+	results.DeclareMetric(results.MetricSpec{Name: MetricRetries, HigherIsBetter: false, Additive: true,
+		Help: "a mix's transactions run again after an error their retry_on lists"})
 }
 
 // RunOptions control a run of a mix.

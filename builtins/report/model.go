@@ -132,10 +132,13 @@ func loadParts(b *Benchmark) ([]*Benchmark, error) {
 	return parts, nil
 }
 
-// Metric names a number of a benchmark.
+// Metric names a number of a benchmark: one every step has (tps, qps
+// and the latencies), or one a family declares for its steps
+// (results.DeclareMetric: TPC-C's tpmc, a mix's retries), named in
+// lower case.
 type Metric string
 
-// Metrics reports and comparisons know.
+// The metrics every step has.
 const (
 	MetricTPS Metric = "tps"
 	MetricQPS Metric = "qps"
@@ -144,40 +147,69 @@ const (
 	MetricP95 Metric = "p95"
 	MetricP99 Metric = "p99"
 	MetricMax Metric = "max"
-	// MetricTpmC is TPC-C's New-Order transactions a minute (its
-	// summaries' metrics), 0 for other workloads.
-	MetricTpmC Metric = "tpmc"
 )
 
-// Metrics lists them in display order.
-var Metrics = []Metric{MetricTPS, MetricQPS, MetricMin, MetricAvg, MetricP95, MetricP99, MetricMax, MetricTpmC}
+// stepMetrics are the metrics every step has, in display order.
+var stepMetrics = []Metric{MetricTPS, MetricQPS, MetricMin, MetricAvg, MetricP95, MetricP99, MetricMax}
+
+// Metrics lists the metrics reports and comparisons know: every step's,
+// then the families' of this build, by name.
+func Metrics() []Metric {
+	out := append([]Metric(nil), stepMetrics...)
+	for _, s := range results.DeclaredMetrics() {
+		out = append(out, Metric(strings.ToLower(s.Name)))
+	}
+	return out
+}
+
+// family is the declaration of a family's metric, if m is one.
+func (m Metric) family() (results.MetricSpec, bool) {
+	for _, s := range results.DeclaredMetrics() {
+		if strings.EqualFold(s.Name, string(m)) {
+			return s, true
+		}
+	}
+	return results.MetricSpec{}, false
+}
 
 // ParseMetric accepts a metric name.
 func ParseMetric(s string) (Metric, error) {
-	for _, m := range Metrics {
-		if string(m) == strings.ToLower(strings.TrimSpace(s)) {
+	want := Metric(strings.ToLower(strings.TrimSpace(s)))
+	for _, m := range Metrics() {
+		if m == want {
 			return m, nil
 		}
 	}
-	names := make([]string, len(Metrics))
-	for i, m := range Metrics {
-		names[i] = string(m)
-	}
-	return "", fmt.Errorf("unknown metric %q (want %s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown metric %q (want %s)", s, metricNames())
 }
 
 // HigherIsBetter says which way a metric improves.
-func (m Metric) HigherIsBetter() bool { return m == MetricTPS || m == MetricQPS || m == MetricTpmC }
+func (m Metric) HigherIsBetter() bool {
+	if s, ok := m.family(); ok {
+		return s.HigherIsBetter
+	}
+	return m == MetricTPS || m == MetricQPS
+}
 
 // Unit is the metric's unit for labels.
 func (m Metric) Unit() string {
-	switch {
-	case m == MetricTpmC:
-		return "/min"
-	case m.HigherIsBetter():
+	if s, ok := m.family(); ok {
+		return s.Unit
+	}
+	if m == MetricTPS || m == MetricQPS {
 		return "/s"
 	}
 	return "ms"
+}
+
+// summedOverLoads says whether a merged step's figure is the sum of its loads'
+// (a rate, or a family's additive metric), so that a step of N loads
+// shows 1/N of it per load.
+func (m Metric) summedOverLoads() bool {
+	if s, ok := m.family(); ok {
+		return s.Additive
+	}
+	return m == MetricTPS || m == MetricQPS
 }
 
 // Value reads a metric from a benchmark.
@@ -198,22 +230,27 @@ func (b *Benchmark) Value(m Metric) float64 {
 		return s.Latency.Percentiles["99"]
 	case MetricMax:
 		return s.Latency.MaxMS
-	case MetricTpmC:
-		return s.Metrics["tpmC"]
+	}
+	if spec, ok := m.family(); ok {
+		return s.Metrics[spec.Name]
 	}
 	return 0
 }
 
-// figureOf is the summary figure each metric reads, for Known.
+// figureOf is the summary figure each of every step's metrics reads, for
+// Known.
 var figureOf = map[Metric]string{
 	MetricTPS: results.FigureTPS, MetricQPS: results.FigureQPS, MetricMin: results.FigureMinMS, MetricAvg: results.FigureAvgMS,
-	MetricP95: results.FigurePercentile(95), MetricP99: results.FigurePercentile(99), MetricMax: results.FigureMaxMS, MetricTpmC: "tpmC",
+	MetricP95: results.FigurePercentile(95), MetricP99: results.FigurePercentile(99), MetricMax: results.FigureMaxMS,
 }
 
 // Known reports whether the benchmark has metric m: a run's steps have
 // every metric; an imported step (starbench import) only those its source
 // gave, and tables show the others as "-", not 0.
 func (b *Benchmark) Known(m Metric) bool {
+	if spec, ok := m.family(); ok {
+		return b.Summary.Known(spec.Name)
+	}
 	f, ok := figureOf[m]
 	return !ok || b.Summary.Known(f)
 }

@@ -126,8 +126,9 @@ func (p Pivot) Check() error {
 }
 
 func metricNames() string {
-	names := make([]string, len(Metrics))
-	for i, m := range Metrics {
+	all := Metrics()
+	names := make([]string, len(all))
+	for i, m := range all {
 		names[i] = string(m)
 	}
 	return strings.Join(names, ", ")
@@ -135,10 +136,10 @@ func metricNames() string {
 
 // Figure reads a metric of a benchmark and whether the benchmark has it
 // (Known: a step `starbench import` made has only the figures its source
-// gave); tpmC only TPC-C steps have.
+// gave); a family's metric only that family's steps have.
 func (b *Benchmark) Figure(m Metric) (float64, bool) {
-	if m == MetricTpmC {
-		if _, ok := b.Summary.Metrics["tpmC"]; !ok {
+	if spec, ok := m.family(); ok {
+		if _, ok := b.Summary.Metrics[spec.Name]; !ok {
 			return 0, false
 		}
 	}
@@ -694,11 +695,11 @@ func (p Pivot) columnLabel(key []string) string {
 }
 
 // valueOf is a step's figure as the pivot shows it: a merged step's rates
-// divided by its parts with PerServer; a step of one load's figures
+// (and additive family metrics) divided by its parts with PerServer; a step of one load's figures
 // (loads=N) multiplied by N without it.
 func (p Pivot) valueOf(b *Benchmark, m Metric) (float64, bool) {
 	v, ok := b.Figure(m)
-	if !ok || !m.HigherIsBetter() {
+	if !ok || !m.summedOverLoads() {
 		return v, ok
 	}
 	if n := len(b.ranParts()); p.PerServer && n > 0 {
@@ -812,13 +813,14 @@ func tagList(b *Benchmark) string {
 	return strings.Join(out, ", ")
 }
 
-// metricHeader names a metric in column headers.
+// metricHeader names a metric in column headers: a family's as it
+// declared it, a latency with its unit.
 func metricHeader(m Metric) string {
-	switch {
-	case m == MetricTpmC:
-		return "tpmC"
-	case m.HigherIsBetter():
-		return string(m)
+	if spec, ok := m.family(); ok {
+		return spec.Name
 	}
-	return string(m) + " ms"
+	if m.Unit() == "ms" {
+		return string(m) + " ms"
+	}
+	return string(m)
 }

@@ -118,7 +118,7 @@ func TestPivotHTMLSeed003(t *testing.T) {
 // escaped.
 func TestPivotHTMLSeed002AndEscaping(t *testing.T) {
 	run, pub := seed002(t)
-	p := Pivot{Rows: []string{"threads"}, Columns: []string{"version", "source"}, Metrics: []Metric{MetricTpmC}, Baseline: "v4.0.12", Mean: true}
+	p := Pivot{Rows: []string{"threads"}, Columns: []string{"version", "source"}, Metrics: []Metric{metricTpmC}, Baseline: "v4.0.12", Mean: true}
 	r, err := p.Build(Benchmarks([]*Run{loadRun(t, run), loadRun(t, pub)}))
 	if err != nil {
 		t.Fatal(err)

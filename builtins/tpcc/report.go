@@ -25,9 +25,12 @@ const tpmCKind = "new_order"
 // add up over the parts of a merged step; efficiency is a share per
 // warehouse, which does not.
 func init() {
-	results.DeclareMetric(results.MetricSpec{Name: "tpmC", HigherIsBetter: true, Additive: true})
-	results.DeclareMetric(results.MetricSpec{Name: "tpmTotal", HigherIsBetter: true, Additive: true})
-	results.DeclareMetric(results.MetricSpec{Name: "efficiency", HigherIsBetter: true})
+	results.DeclareMetric(results.MetricSpec{Name: "tpmC", HigherIsBetter: true, Additive: true, Unit: "/min",
+		Help: "TPC-C's New-Order transactions a minute"})
+	results.DeclareMetric(results.MetricSpec{Name: "tpmTotal", HigherIsBetter: true, Additive: true, Unit: "/min",
+		Help: "TPC-C's transactions of every kind a minute"})
+	results.DeclareMetric(results.MetricSpec{Name: "efficiency", HigherIsBetter: true, Unit: "%",
+		Help: "tpmC against the specification's ceiling of 12.86 per warehouse"})
 }
 
 // Figures are a run's TPC-C numbers.

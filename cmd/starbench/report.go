@@ -42,7 +42,7 @@ includes each step's parts and their summaries, and the HTML page always shows t
 Report-shaped tables: --rows, --columns, --metrics, --split (comma-separated or repeated)
 lay the steps out as a published report's table instead. A table per value of the --split
 tags, a row per value of the --rows tags, per value of the --columns tags a cell of the
---metrics (tps, qps, min, avg, p95, p99, max, tpmc; default tps). Tags are the steps' tags,
+--metrics (tps, qps, min, avg, p95, p99, max, or a family's own metric (TPC-C's tpmc, tpmtotal, efficiency; a mix's retries); default tps). Tags are the steps' tags,
 or threads (a together step of N loads of 150 threads reads "150 ×N", never the row of a
 one-load step of 300) and workload. Steps in one cell must be repeats (they differ only in
 the tag round, or come from several folders): they are averaged and the cell says how many.
@@ -127,7 +127,7 @@ var pivotFlagNames = []string{"rows", "columns", "metrics", "split", "baseline",
 func (f *pivotFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.rows, "rows", nil, "a report-shaped table: its rows' tags (or threads, workload), e.g. round or threads")
 	cmd.Flags().StringSliceVar(&f.columns, "columns", nil, "its columns' tags, e.g. case or version,source")
-	cmd.Flags().StringSliceVar(&f.metrics, "metrics", nil, "the figures of a cell: tps, qps, min, avg, p95, p99, max, tpmc (default tps)")
+	cmd.Flags().StringSliceVar(&f.metrics, "metrics", nil, "the figures of a cell: tps, qps, min, avg, p95, p99, max, or a family's own metric (TPC-C's tpmc, tpmtotal, efficiency; a mix's retries) (default tps)")
 	cmd.Flags().StringSliceVar(&f.split, "split", nil, "one table per value of these tags, e.g. workload or setup,workload")
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "a value of the first --columns tag: change columns against it")
 	cmd.Flags().BoolVar(&f.mean, "mean", false, "a last row with the mean of each column (of the changes, for change columns)")
@@ -274,7 +274,7 @@ type compareFlags struct {
 func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.by, "by", "", "tag whose values are the contenders (default: each folder is one)")
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "contender to compare against (default: the first)")
-	cmd.Flags().StringVar(&f.metric, "metric", "tps", "tps, qps, min, avg, p95, p99, max, or tpmc (TPC-C's New-Order transactions a minute)")
+	cmd.Flags().StringVar(&f.metric, "metric", "tps", "tps, qps, min, avg, p95, p99, max, or a family's own metric (TPC-C's tpmc, tpmtotal, efficiency; a mix's retries)")
 	cmd.Flags().StringArrayVar(&f.failIf, "fail-if", nil, "exit 3 when crossed, e.g. 'tps<-5%' or 'p99>+10%'; repeatable")
 	cmd.Flags().StringVar(&f.format, "format", "text", "text, markdown, html or json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
@@ -284,7 +284,7 @@ func (f *compareFlags) register(cmd *cobra.Command) {
 func (a *app) compareCommand() *cobra.Command {
 	var f compareFlags
 	cmd := &cobra.Command{
-		Use:   "compare DIR... [--by TAG] [--baseline VALUE] [--metric tps|qps|min|avg|p95|p99|max|tpmc] [--fail-if 'tps<-5%']... [--parts]",
+		Use:   "compare DIR... [--by TAG] [--baseline VALUE] [--metric tps|qps|min|avg|p95|p99|max|tpmc|...] [--fail-if 'tps<-5%']... [--parts]",
 		Short: "Compare runs: % change per step vs a baseline, with noise estimates and CI thresholds",
 		Long: `Compare matches benchmark steps across results folders by workload, threads and tags (apart
 from the reserved tag "round" and the --by tag) and shows each contender's value and its change

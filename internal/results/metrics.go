@@ -16,6 +16,11 @@ type MetricSpec struct {
 	// of one kind of transaction, such as tpmC); the others are left out
 	// of it (TPC-C's efficiency, a share per warehouse).
 	Additive bool
+	// Unit labels the metric's values in reports ("/min" for tpmC, "%"):
+	// empty for a count.
+	Unit string
+	// Help says what the metric is, for --help and the docs.
+	Help string
 }
 
 var metricSpecs = struct {

@@ -38,7 +38,7 @@ var Doc = runner.ModuleDoc{
 		{Name: "report.table", Signature: "report.table(rows=[], columns=[], metrics=[\"tps\"], split=[], baseline=None, mean=False, per_server=False, include=[], published=[], note=\"\", name=\"table\")",
 			Doc: "A report-shaped table of the run's benchmark steps so far and of the results folders in include (e.g. a report's " +
 				"published figures, made by starbench import): a table per value of the split tags, a row per value of the rows tags " +
-				"and per value of the columns tags a cell of the metrics (tps, qps, min, avg, p95, p99, max, tpmc). A tag is a tag of " +
+				"and per value of the columns tags a cell of the metrics (tps, qps, min, avg, p95, p99, max, or a family's own metric (TPC-C's tpmc, tpmtotal, efficiency; a mix's retries)). A tag is a tag of " +
 				"the steps, or threads (a together step of N loads of 150 reads \"150 ×N\", never the row of a one-load step) or " +
 				"workload. Steps in one cell must be repeats (they differ only in tag round, or come from several folders): they are " +
 				"averaged and counted. baseline, a value of the first columns tag, adds per metric a change column (x - base) / base % " +
@@ -66,7 +66,7 @@ var Doc = runner.ModuleDoc{
 			Doc: "Compares the steps by the values of tag `by` (e.g. \"version\") against `baseline` (default: the first value), " +
 				"matching workload, threads and the other tags; repeats (tag round) give noise estimates. Writes NAME.md and " +
 				"NAME.html and returns a struct: text (Markdown), violations (the fail_if thresholds crossed, as strings, e.g. " +
-				"for fail(...)), contenders. metric is tps, qps, min, avg, p95, p99, max or tpmc (TPC-C's New-Order transactions a minute)."},
+				"for fail(...)), contenders. metric is tps, qps, min, avg, p95, p99, max or a family's own metric (TPC-C's tpmc, tpmtotal, efficiency; a mix's retries)."},
 	},
 }
 
