@@ -18,7 +18,7 @@ func TestRunnerImportsNoBuiltins(t *testing.T) {
 			t.Errorf("runner depends on %s", pkg)
 		}
 	}
-	if !strings.Contains(string(out), "github.com/starbench/starbench/internal/results") {
-		t.Errorf("go list -deps shows no internal/results (is the check looking at the right package?):\n%s", out)
+	if !strings.Contains(string(out), "github.com/starbench/starbench/runner/results") {
+		t.Errorf("go list -deps shows no runner/results (is the check looking at the right package?):\n%s", out)
 	}
 }

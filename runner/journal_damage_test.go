@@ -13,7 +13,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 const damagePlan = "def main(p):\n    n = rprobe.act(\"a\", 1) + rprobe.act(\"b\", 2) + rprobe.act(\"c\", 3)\n    print(\"done\", n)\n"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Recorded is a run read back from its results folder, to resume it in

@@ -17,7 +17,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/internal/redact"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Options configure one evaluation of a plan.

@@ -16,7 +16,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // StepInfo describes a builtin call that does I/O. It is what the journal

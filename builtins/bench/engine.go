@@ -37,7 +37,7 @@ import (
 
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/internal/mysqlconn"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Workload makes one Worker per client thread.

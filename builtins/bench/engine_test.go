@@ -11,9 +11,9 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/testutil/benchtest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/runner/results"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // kindsWorkload's events take turns between three kinds: a quick read, a

@@ -1,7 +1,7 @@
 package bench
 
 import (
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Summarize builds the summary of a result.

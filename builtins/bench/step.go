@@ -6,7 +6,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Step is one benchmark step as a workload family hands it to RunStep:

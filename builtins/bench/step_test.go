@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/testutil/benchtest"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // recordingHook notes when it was started and stopped.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // thinkingWorkload's events are a quick query followed by a 20 ms think

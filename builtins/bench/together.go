@@ -14,7 +14,7 @@ import (
 	"sync"
 
 	"github.com/starbench/starbench/internal/mysqlconn"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Part is one load of a together step: its name (the folder

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Definition describes a mix.

@@ -13,7 +13,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // MetricRetries is the metric a mix adds to its steps: transactions run

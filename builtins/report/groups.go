@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // RoundTag is the reserved tag that numbers repeats of the same step.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	_ "github.com/starbench/starbench/builtins/tpcc" // declares tpmC, as in the binary
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // metricTpmC is TPC-C's metric as its family declares it.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Pivot lays benchmark steps out as a report's own table: one table per

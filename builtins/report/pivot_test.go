@@ -17,7 +17,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/report/golden")

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 func TestStatsOf(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Table is one rendered table: a title, column names and text cells.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // stepView is a benchmark step's charts over time on the page.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Downsampling keeps, in every pixel column, a lowest and a highest point

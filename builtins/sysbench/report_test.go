@@ -9,7 +9,7 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/sysbench"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // result makes a result with known numbers.

@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // stmtKind names oltp_common's prepared statements.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // The output reads as go-tpc's: [Summary] lines by name, with the _ERR

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // DefaultIgnoredErrors are the server errors a run counts and retries

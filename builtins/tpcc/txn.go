@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // The transactions (this file and txn_*.go) send, statement for

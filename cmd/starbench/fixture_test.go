@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // testdata/results keeps a results folder of every format version, written

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/starbench/starbench/internal/importer"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // importFlags are import's flags.

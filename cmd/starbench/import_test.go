@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // importFixtures are internal/importer's fixtures, from the repository

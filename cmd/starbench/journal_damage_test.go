@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // copyDir copies a results folder.

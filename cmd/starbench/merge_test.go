@@ -9,7 +9,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // writeStepFolder writes a step folder of n one-second intervals of one

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // A mix declared in a .star file runs from the command line against a real

@@ -12,7 +12,7 @@ import (
 
 	"github.com/starbench/starbench/builtins/report"
 	"github.com/starbench/starbench/internal/atomicfile"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 func (a *app) reportCommand() *cobra.Command {

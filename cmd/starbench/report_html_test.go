@@ -12,7 +12,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // synthLoad is a benchmark step made up for report tests: n one-second
@@ -38,7 +38,7 @@ type synthStep struct {
 	total *hdr.Histogram
 }
 
-// write writes the load's step folder with internal/results' writer. With
+// write writes the load's step folder with runner/results' writer. With
 // hlog, latency.hlog has a histogram per interval (those of equal events
 // and latency are one histogram); without, it has none (the report does
 // not read it, and encoding 21,600 histograms takes seconds).
@@ -195,7 +195,7 @@ func writeSynthManifest(t *testing.T, dir string, started time.Time, steps int) 
 }
 
 // csvRows counts the rows of a step folder's intervals.csv (the header
-// aside), read as CSV and not through internal/results.
+// aside), read as CSV and not through runner/results.
 func csvRows(t *testing.T, dir string) int {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, results.IntervalsFile))

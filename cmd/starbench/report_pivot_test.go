@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // pivotFolders writes a results folder shaped as seed 004's run (three

@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/internal/testutil/tidbsql"
 	"github.com/starbench/starbench/internal/testutil/tiupstub"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 	"github.com/starbench/starbench/stdlib"
 )
 

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // --verbosity below 3 as Debian's sysbench 1.0.20 takes it: prepare and

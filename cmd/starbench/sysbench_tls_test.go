@@ -13,10 +13,10 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/sysbench"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/certtest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // sysbench's TLS and compression options against a MariaDB that refuses

@@ -15,9 +15,9 @@ import (
 
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/tpcc"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // `starbench tpcc` with go-tpc's command lines against a real server:

@@ -20,9 +20,9 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/targets"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Env is what the starbench command hands a family's subcommand.

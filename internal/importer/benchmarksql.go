@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // BenchmarkSQL 5.0's result lines (src/client/jTPCC.java of

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // A CSV of published figures: a header row, then one row per step, in

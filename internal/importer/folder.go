@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Folder is an import's results folder: the files imported, in order,

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/internal/importer"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 func parse(t *testing.T, name string, data []byte, opts importer.Options) ([]importer.Step, importer.Format) {

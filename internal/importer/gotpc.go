@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // go-tpc v1.0.7's output (pkg/measurement/hist.go Summary, tpcc/workload.go

@@ -23,7 +23,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Format is the kind of file imported.

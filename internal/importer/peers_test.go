@@ -14,10 +14,10 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/internal/importer"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/gotpctest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/runner/results"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }

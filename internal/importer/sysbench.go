@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // sysbench's output, as 1.0.20 and 1.1 (master) print it (src/sysbench.c

@@ -11,8 +11,8 @@ import (
 	"fmt"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 	"go.starlark.net/starlark"
 )
 

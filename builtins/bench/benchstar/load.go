@@ -9,8 +9,8 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db/dbstar"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Load is a workload family's load described but not run (what

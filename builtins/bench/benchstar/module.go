@@ -11,8 +11,8 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Module is the predeclared `bench` module: steps made of the loads of

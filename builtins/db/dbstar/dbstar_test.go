@@ -13,10 +13,10 @@ import (
 
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/dbstar"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/testutil/plantest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }

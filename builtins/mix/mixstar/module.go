@@ -22,8 +22,8 @@ import (
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/mix"
 	"github.com/starbench/starbench/internal/cli"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Module is the predeclared `mix` module.

@@ -16,8 +16,8 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/report"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Module is the predeclared `report` module.

@@ -8,8 +8,8 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/internal/importer"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // The tag report.table(published=) sets apart a report's figures (source

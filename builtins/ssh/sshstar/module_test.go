@@ -23,12 +23,12 @@ import (
 	"github.com/starbench/starbench/builtins/local/localstar"
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
 	"github.com/starbench/starbench/builtins/yamlstar"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/testutil/plantest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/internal/testutil/sshtest"
 	"github.com/starbench/starbench/internal/testutil/tiupstub"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }

@@ -11,7 +11,7 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/internal/cli"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 const sysbenchLong = `Sysbench runs sysbench command lines, as printed in benchmark reports, with starbench's Go

@@ -18,8 +18,8 @@ import (
 	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/sysbench"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Module is the predeclared `sysbench` module.

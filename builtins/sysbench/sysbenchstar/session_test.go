@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/testutil/plantest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // A workload follows its handle's session: after USE and SET on the handle,

@@ -17,8 +17,8 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/tpcc"
 	"github.com/starbench/starbench/internal/cli"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/internal/sqltext"
+	"github.com/starbench/starbench/runner/results"
 )
 
 const tpccLong = `Tpcc runs TPC-C as go-tpc v1.0.7 does, with go-tpc's command line as reports print it: the

@@ -17,8 +17,8 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/tpcc"
-	"github.com/starbench/starbench/internal/results"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Module is the predeclared `tpcc` module.

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // QueryWorkload is the smallest workload: one statement per event,

@@ -159,7 +159,7 @@ func peakHeap() (stop func() (live, objects uint64)) {
 // peak-heap-MB, the most held (live and garbage not yet collected), both
 // flat in the number of intervals when the merge streams.
 //
-//	go test ./internal/results -run X -bench MergeLong -benchtime 1x
+//	go test ./runner/results -run X -bench MergeLong -benchtime 1x
 func BenchmarkMergeLong(b *testing.B) {
 	tpcc := []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
 	for _, c := range []struct {

@@ -1,7 +1,9 @@
 // Package results owns the results folder: what a run leaves on disk, how
 // it is written and how it is read back. Nothing else names, writes or
 // parses these files; the runner, the workload families, the CLI and the
-// reports all go through this package.
+// reports all go through this package. It is public because a workload is:
+// a family written outside this module names its Meta, adds to a step's
+// Summary and declares its metrics (DeclareMetric) with these types.
 //
 //	DIR/manifest.json        Manifest: tool, plan and sources, params, seed, host, targets, status
 //	DIR/journal.jsonl        JournalRecord lines: each step's start and end, the run's status

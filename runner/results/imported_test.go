@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/starbench/starbench/internal/results"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // An imported step is written without latency.hlog (and without
