@@ -9,11 +9,11 @@ import (
 // starlarkSide are the packages that may depend on go.starlark.net: the
 // runner, the registry (this package), the command, the plan modules
 // (packages named *star), the command layer the families' command lines
-// share (internal/cli, which uses the runner's results folders) and the
+// share (builtins/cli, which uses the runner's results folders) and the
 // plan-test helper. Everything else is a core: the engine, the families,
 // the transport, results, reports. They never import Starlark, so they
 // can be used and tested without it.
-var starlarkSide = []string{"runner", "builtins", "cmd/", "internal/cli", "internal/testutil/plantest"}
+var starlarkSide = []string{"runner", "builtins", "cmd/", "builtins/cli", "internal/testutil/plantest"}
 
 func TestCoresImportNoStarlark(t *testing.T) {
 	const module = "github.com/starbench/starbench/"

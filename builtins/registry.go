@@ -17,6 +17,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/bench/benchstar"
+	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/local/localstar"
 	"github.com/starbench/starbench/builtins/mix/mixstar"
@@ -25,7 +26,6 @@ import (
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
 	"github.com/starbench/starbench/builtins/tpcc/tpccstar"
 	"github.com/starbench/starbench/builtins/yamlstar"
-	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/runner"
 )
 

@@ -46,7 +46,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
-	"github.com/starbench/starbench/internal/benchcmp"
+	"github.com/starbench/starbench/cmd/internal/benchcmp"
 	"github.com/starbench/starbench/internal/sandbox"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/starbench/starbench/internal/benchcmp"
+	"github.com/starbench/starbench/cmd/internal/benchcmp"
 )
 
 // TestOrderBalanced checks that for every round count the command accepts,

@@ -23,7 +23,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/starbench/starbench/builtins"
-	"github.com/starbench/starbench/internal/cli"
+	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/internal/redact"
 	"github.com/starbench/starbench/runner"
 )

@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/starbench/starbench/builtins"
+	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/internal/cli"
-	"github.com/starbench/starbench/internal/targets"
+	"github.com/starbench/starbench/builtins/db/targets"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/stdlib"
 )

@@ -2,7 +2,7 @@
 // the step's folder in the run's results folder, its output and live
 // progress on the run's, and the record the journal keeps of it (and a
 // resumed run reads back). Every family's run builtin goes through it, as
-// every family's command line goes through internal/cli's RunStep.
+// every family's command line goes through builtins/cli's RunStep.
 package benchstar
 
 import (

@@ -13,8 +13,8 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/builtins/db/targets"
 	"github.com/starbench/starbench/internal/sqltext"
-	"github.com/starbench/starbench/internal/targets"
 	"github.com/starbench/starbench/runner"
 )
 

@@ -10,7 +10,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/starbench/starbench/internal/targets"
+	"github.com/starbench/starbench/builtins/db/targets"
 	"github.com/starbench/starbench/runner"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/starbench/starbench/internal/targets"
+	"github.com/starbench/starbench/builtins/db/targets"
 	"github.com/starbench/starbench/runner"
 )
 

@@ -11,9 +11,9 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/starbench/starbench/builtins/cmdstar"
 	"github.com/starbench/starbench/builtins/local"
 	"github.com/starbench/starbench/internal/atomicfile"
-	"github.com/starbench/starbench/internal/cmdstar"
 	"github.com/starbench/starbench/runner"
 )
 

@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/pflag"
 	"go.starlark.net/starlark"
 
+	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/dbstar"
-	"github.com/starbench/starbench/internal/cli"
-	"github.com/starbench/starbench/internal/targets"
+	"github.com/starbench/starbench/builtins/db/targets"
 )
 
 const mixLong = `Mix runs a mix declared in a .star file (mix.define, at the file's top level) from the

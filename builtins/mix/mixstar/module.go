@@ -19,9 +19,9 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/bench/benchstar"
+	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/mix"
-	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/runner/results"
 )

@@ -15,8 +15,8 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/starbench/starbench/builtins/cmdstar"
 	"github.com/starbench/starbench/builtins/ssh"
-	"github.com/starbench/starbench/internal/cmdstar"
 	"github.com/starbench/starbench/runner"
 )
 

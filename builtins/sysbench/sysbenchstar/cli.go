@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
-	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/runner/results"
 )
 

@@ -14,9 +14,9 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/tpcc"
-	"github.com/starbench/starbench/internal/cli"
 	"github.com/starbench/starbench/internal/sqltext"
 	"github.com/starbench/starbench/runner/results"
 )

@@ -20,7 +20,7 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
-	"github.com/starbench/starbench/internal/targets"
+	"github.com/starbench/starbench/builtins/db/targets"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/runner/results"
 )
