@@ -11,6 +11,9 @@ GO ?= go
 # must not share it with another package's tests.
 test: deps
 	$(GO) test -p 1 -timeout 30m ./...
+	# A workload written in a module of its own against the public API
+	# (go test ./... skips nested modules).
+	cd testdata/extworkload && $(GO) test -count=1 ./...
 
 deps:
 	bash scripts/test-deps.sh
