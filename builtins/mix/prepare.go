@@ -3,6 +3,7 @@ package mix
 import (
 	"context"
 	"fmt"
+	"github.com/starbench/starbench/builtins/family"
 	"io"
 	"math"
 	"slices"
@@ -35,16 +36,9 @@ type PrepareOptions struct {
 	Seed     int64
 }
 
-// PrepareResult is what a prepare did.
-type PrepareResult struct {
-	Schema    string           `json:"schema"`
-	Tables    []string         `json:"tables"` // created
-	Reused    []string         `json:"reused,omitempty"`
-	Rows      map[string]int64 `json:"rows"`
-	TotalRows int64            `json:"total_rows"`
-	Seconds   float64          `json:"seconds"`
-	RowsPerS  float64          `json:"rows_per_s"`
-}
+// PrepareResult is what a prepare did: the result every family's prepare
+// gives.
+type PrepareResult = family.Prepared
 
 // Prepare creates the mix's tables in conn's database and loads them, in
 // slices of sliceRows rows spread over o.Threads sessions, through the

@@ -7,55 +7,66 @@
 package mixstar
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
 
-	"github.com/starbench/starbench/builtins/bench"
-	"github.com/starbench/starbench/builtins/bench/benchstar"
-	"github.com/starbench/starbench/builtins/cli"
-	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/family/familystar"
 	"github.com/starbench/starbench/builtins/mix"
 	"github.com/starbench/starbench/runner"
-	"github.com/starbench/starbench/runner/results"
 )
 
+// adapter makes the module of the mix family (builtins/mix.Family):
+// prepare, run, part and cleanup as every family has them, and the
+// declaration builtins as its extras.
+var adapter = &familystar.Adapter{
+	Family:    mix.Family{},
+	Convert:   map[string]func(starlark.Value) (any, error){"mix": mixOf},
+	Extras:    declarations,
+	ExtraDocs: declarationDocs,
+}
+
 // Module is the predeclared `mix` module.
-var Module = &starlarkstruct.Module{
-	Name: "mix",
-	Members: starlark.StringDict{
-		"define":    starlark.NewBuiltin("mix.define", define),
-		"txn":       starlark.NewBuiltin("mix.txn", txn),
-		"stmt":      starlark.NewBuiltin("mix.stmt", stmt),
-		"rows":      starlark.NewBuiltin("mix.rows", rows),
-		"uniform":   starlark.NewBuiltin("mix.uniform", uniform),
-		"gaussian":  starlark.NewBuiltin("mix.gaussian", gaussian),
-		"special":   starlark.NewBuiltin("mix.special", special),
-		"pareto":    starlark.NewBuiltin("mix.pareto", pareto),
-		"zipfian":   starlark.NewBuiltin("mix.zipfian", zipfian),
-		"latest":    starlark.NewBuiltin("mix.latest", latest),
-		"sequence":  starlark.NewBuiltin("mix.sequence", sequence),
-		"unique_id": starlark.NewBuiltin("mix.unique_id", uniqueID),
-		"string":    starlark.NewBuiltin("mix.string", randomString),
-		"pattern":   starlark.NewBuiltin("mix.pattern", pattern),
-		"choice":    starlark.NewBuiltin("mix.choice", choice),
-		"timestamp": starlark.NewBuiltin("mix.timestamp", timestamp),
-		"now":       starlark.NewBuiltin("mix.now", now),
-		"ref":       starlark.NewBuiltin("mix.ref", ref),
-		"same":      starlark.NewBuiltin("mix.same", same),
-		"key":       starlark.NewBuiltin("mix.key", key),
-		"either":    starlark.NewBuiltin("mix.either", either),
-		"prepare":   starlark.NewBuiltin("mix.prepare", prepare),
-		"run":       starlark.NewBuiltin("mix.run", run),
-		"part":      starlark.NewBuiltin("mix.part", part),
-		"cleanup":   starlark.NewBuiltin("mix.cleanup", cleanup),
-	},
+var Module = adapter.Module()
+
+// Doc documents the module for `starbench doc`.
+var Doc = adapter.Doc()
+
+// mixOf is a mix option's value: the *mix.Mix of a mix.define value.
+func mixOf(v starlark.Value) (any, error) {
+	m, ok := v.(*Value)
+	if !ok {
+		return nil, fmt.Errorf("want a mix from mix.define, not %s", v.Type())
+	}
+	return m.Mix, nil
+}
+
+// declarations are the module's own members: the builtins that declare a
+// mix.
+var declarations = starlark.StringDict{
+	"define":    starlark.NewBuiltin("mix.define", define),
+	"txn":       starlark.NewBuiltin("mix.txn", txn),
+	"stmt":      starlark.NewBuiltin("mix.stmt", stmt),
+	"rows":      starlark.NewBuiltin("mix.rows", rows),
+	"uniform":   starlark.NewBuiltin("mix.uniform", uniform),
+	"gaussian":  starlark.NewBuiltin("mix.gaussian", gaussian),
+	"special":   starlark.NewBuiltin("mix.special", special),
+	"pareto":    starlark.NewBuiltin("mix.pareto", pareto),
+	"zipfian":   starlark.NewBuiltin("mix.zipfian", zipfian),
+	"latest":    starlark.NewBuiltin("mix.latest", latest),
+	"sequence":  starlark.NewBuiltin("mix.sequence", sequence),
+	"unique_id": starlark.NewBuiltin("mix.unique_id", uniqueID),
+	"string":    starlark.NewBuiltin("mix.string", randomString),
+	"pattern":   starlark.NewBuiltin("mix.pattern", pattern),
+	"choice":    starlark.NewBuiltin("mix.choice", choice),
+	"timestamp": starlark.NewBuiltin("mix.timestamp", timestamp),
+	"now":       starlark.NewBuiltin("mix.now", now),
+	"ref":       starlark.NewBuiltin("mix.ref", ref),
+	"same":      starlark.NewBuiltin("mix.same", same),
+	"key":       starlark.NewBuiltin("mix.key", key),
+	"either":    starlark.NewBuiltin("mix.either", either),
 }
 
 // GenValue is a generator as a plan holds it.
@@ -549,305 +560,4 @@ func either(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs
 		s.Either = append(s.Either, st.s)
 	}
 	return &stmtValue{s}, nil
-}
-
-// prepare, cleanup, run and part: the family's steps.
-
-func prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var conn *dbstar.Conn
-	var m Value
-	o := mix.PrepareOptions{Threads: 1, IfExists: mix.IfExistsError, Method: "auto"}
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "mix", &m, "threads?", &o.Threads,
-		"if_exists?", &o.IfExists, "load_method?", &o.Method, "seed?", &o.Seed); err != nil {
-		return nil, err
-	}
-	if o.Threads < 1 {
-		return nil, fmt.Errorf("%s: threads must be at least 1, got %d", b.Name(), o.Threads)
-	}
-	info := runner.StepInfo{Builtin: b.Name(), Handle: conn.ID(), Text: commandLine(conn, m.Mix, "prepare", fmt.Sprintf("--threads %d", o.Threads)),
-		Args: map[string]any{"mix": m.Mix.Name(), "version": m.Mix.Meta().Version, "threads": o.Threads, "if_exists": o.IfExists,
-			"load_method": o.Method, "seed": o.Seed}}
-	h := runner.HostOf(thread)
-	return h.Step(info, runner.Action{
-		Run: func(s *runner.Step) (runner.Outcome, error) {
-			c, err := benchstar.Connector(conn, bench.PSAuto)
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			o.Seed = benchstar.Seed(s, o.Seed)
-			res, err := m.Mix.Prepare(s.Context(), c, o, h.Out().Writer())
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			return runner.Outcome{Value: prepareValue(res, false), Record: res}, nil
-		},
-		Placeholder: func(*runner.Step) starlark.Value {
-			return prepareValue(&mix.PrepareResult{Tables: m.Mix.TableNames()}, true)
-		},
-		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
-			var res mix.PrepareResult
-			err := json.Unmarshal(raw, &res)
-			return prepareValue(&res, false), err
-		},
-	})
-}
-
-func prepareValue(r *mix.PrepareResult, placeholder bool) starlark.Value {
-	rows := starlark.NewDict(len(r.Rows))
-	for t, n := range r.Rows {
-		_ = rows.SetKey(starlark.String(t), starlark.MakeInt64(n))
-	}
-	return starlarkstruct.FromStringDict(starlark.String("mix_prepare"), starlark.StringDict{
-		"schema": starlark.String(r.Schema), "tables": runner.StringList(r.Tables), "reused": runner.StringList(r.Reused),
-		"rows": rows, "total_rows": starlark.MakeInt64(r.TotalRows), "seconds": starlark.Float(r.Seconds),
-		"rows_per_s": starlark.Float(r.RowsPerS), "placeholder": starlark.Bool(placeholder),
-	})
-}
-
-// cleanupRecord is what the journal keeps of a cleanup.
-type cleanupRecord struct {
-	Schema  string   `json:"schema,omitempty"`
-	Dropped []string `json:"dropped"`
-}
-
-func cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var conn *dbstar.Conn
-	var m Value
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &conn, "mix", &m); err != nil {
-		return nil, err
-	}
-	info := runner.StepInfo{Builtin: b.Name(), Handle: conn.ID(), Text: commandLine(conn, m.Mix, "cleanup"),
-		Args: map[string]any{"mix": m.Mix.Name(), "tables": m.Mix.TableNames()}}
-	h := runner.HostOf(thread)
-	return h.Step(info, runner.Action{
-		Run: func(s *runner.Step) (runner.Outcome, error) {
-			c, err := benchstar.Connector(conn, bench.PSAuto)
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			dropped, err := m.Mix.Cleanup(s.Context(), c, h.Out().Writer())
-			if err != nil {
-				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
-			}
-			return runner.Outcome{Value: runner.StringList(dropped), Record: cleanupRecord{Schema: bench.SchemaOf(c), Dropped: dropped}}, nil
-		},
-		Placeholder: func(*runner.Step) starlark.Value { return runner.StringList(nil) },
-		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
-			var rec cleanupRecord
-			err := json.Unmarshal(raw, &rec)
-			return runner.StringList(rec.Dropped), err
-		},
-	})
-}
-
-// commandLine describes a step of the mix for step lists and the journal:
-// the module function, the mix and its version, the database and flags.
-func commandLine(conn *dbstar.Conn, m *mix.Mix, command string, flags ...string) string {
-	parts := []string{"mix", command, m.Name(), "(" + m.Meta().Version + ")"}
-	if database := conn.Session().Database; database != "" {
-		parts = append(parts, "--db "+database)
-	}
-	return strings.Join(append(parts, flags...), " ")
-}
-
-// runArgs are mix.run's and mix.part's arguments.
-type runArgs struct {
-	conn *dbstar.Conn
-	mix  *mix.Mix
-	o    mix.RunOptions
-	seed int64 // given by the plan (0: the step's)
-	tags map[string]string
-}
-
-func parseRun(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (*runArgs, error) {
-	r := &runArgs{o: mix.RunOptions{Threads: 1, Percentile: 95}}
-	var m Value
-	var timeV, intervalV, warmupV, reconnectV starlark.Value = starlark.String("10s"), starlark.MakeInt(0), starlark.MakeInt(0), starlark.String("30s")
-	var tags *starlark.Dict
-	var ignore *starlark.List
-	var segment string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "conn", &r.conn, "mix", &m, "threads?", &r.o.Threads, "time?", &timeV,
-		"events?", &r.o.Events, "report_interval?", &intervalV, "rate?", &r.o.Rate, "warmup_time?", &warmupV, "seed?", &r.seed,
-		"ignore_errors?", &ignore, "reconnect_timeout?", &reconnectV, "percentile?", &r.o.Percentile, "tags?", &tags,
-		"segment?", &segment); err != nil {
-		return nil, err
-	}
-	r.mix = m.Mix
-	for _, d := range []struct {
-		v   starlark.Value
-		dst *time.Duration
-		key string
-	}{{timeV, &r.o.Time, "time"}, {intervalV, &r.o.Interval, "report_interval"}, {warmupV, &r.o.Warmup, "warmup_time"},
-		{reconnectV, &r.o.ReconnectTimeout, "reconnect_timeout"}} {
-		var err error
-		if *d.dst, err = runner.DurationOf(d.v); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", b.Name(), d.key, err)
-		}
-	}
-	if r.o.Threads < 1 || r.o.Events < 0 || r.o.Rate < 0 || (r.o.Time == 0 && r.o.Events == 0) {
-		return nil, fmt.Errorf("%s: want threads >= 1, a time or a number of events, and a rate >= 0", b.Name())
-	}
-	if r.o.Percentile <= 0 || r.o.Percentile >= 100 {
-		return nil, fmt.Errorf("%s: percentile must be between 0 and 100, got %v", b.Name(), r.o.Percentile)
-	}
-	if segment != "" {
-		seg, err := parseSegment(segment, r)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name(), err)
-		}
-		r.o.Segment = seg
-	}
-	if ignore != nil {
-		for i := range ignore.Len() {
-			var n int
-			if err := starlark.AsInt(ignore.Index(i), &n); err != nil || n < 1 || n > 65535 {
-				return nil, fmt.Errorf("%s: ignore_errors: %s is not a MySQL error code", b.Name(), ignore.Index(i))
-			}
-			r.o.IgnoreErrors = append(r.o.IgnoreErrors, uint16(n))
-		}
-	}
-	var err error
-	if r.tags, err = benchstar.Tags(tags); err != nil {
-		return nil, fmt.Errorf("%s: tags: %w", b.Name(), err)
-	}
-	return r, nil
-}
-
-// flags are the run's options as the step list shows them.
-func (r *runArgs) flags() []string {
-	f := []string{fmt.Sprintf("--threads %d", r.o.Threads)}
-	if r.o.Time > 0 {
-		f = append(f, "--time "+r.o.Time.String())
-	}
-	if r.o.Events > 0 {
-		f = append(f, fmt.Sprintf("--events %d", r.o.Events))
-	}
-	if r.o.Rate > 0 {
-		f = append(f, fmt.Sprintf("--rate %v", r.o.Rate))
-	}
-	if r.o.Interval > 0 {
-		f = append(f, "--report-interval "+r.o.Interval.String())
-	}
-	if !r.o.Segment.Whole() {
-		f = append(f, fmt.Sprintf("--seed %d --segment %s", r.seed, r.o.Segment))
-	}
-	return f
-}
-
-func (r *runArgs) stepArgs() map[string]any {
-	a := map[string]any{"mix": r.mix.Name(), "version": r.mix.Meta().Version, "threads": r.o.Threads, "time": r.o.Time.Seconds(),
-		"events": r.o.Events, "rate": r.o.Rate, "report_interval": r.o.Interval.Seconds(), "warmup_time": r.o.Warmup.Seconds(),
-		"seed": r.seed, "percentile": r.o.Percentile}
-	if len(r.o.IgnoreErrors) > 0 {
-		a["ignore_errors"] = r.o.IgnoreErrors
-	}
-	if len(r.tags) > 0 {
-		a["tags"] = r.tags
-	}
-	if !r.o.Segment.Whole() {
-		a["segment"] = r.o.Segment.String()
-	}
-	return a
-}
-
-// load is the run as a part of bench.together (or, run at once, mix.run).
-func (r *runArgs) load() *benchstar.Load {
-	l := &benchstar.Load{Family: "mix", Name: fmt.Sprintf("%s-t%d", r.mix.Name(), r.o.Threads) + cli.SegmentSuffix(r.o.Segment), Handle: r.conn.ID(), Target: r.conn.Display(),
-		Time: r.o.Time, Interval: max(r.o.Interval, time.Second),
-		Text: func() string { return commandLine(r.conn, r.mix, "run", r.flags()...) }, Args: r.stepArgs}
-	l.SetTime = func(d time.Duration) error {
-		if d <= 0 {
-			return fmt.Errorf("must be positive, got %v", d)
-		}
-		r.o.Time, l.Time = d, d
-		return nil
-	}
-	l.SetInterval = func(d time.Duration) error {
-		if d <= 0 {
-			return fmt.Errorf("must be positive, got %v", d)
-		}
-		r.o.Interval, l.Interval = d, d
-		return nil
-	}
-	l.Step = func(seed int64) (bench.Step, error) {
-		c, err := benchstar.Connector(r.conn, bench.PSAuto)
-		if err != nil {
-			return bench.Step{}, err
-		}
-		o := r.o
-		o.Seed = seed
-		if r.seed != 0 {
-			o.Seed = r.seed
-		}
-		step := r.mix.Step(c, o)
-		step.Tags, step.Target = r.tags, r.conn.Display()
-		return step, nil
-	}
-	return l
-}
-
-// parseSegment reads a run's segment= ("i/n"): one slice of the whole
-// load of r's threads, events and rate, which the other segments, run
-// with the same seed, complete.
-func parseSegment(spec string, r *runArgs) (bench.Segment, error) {
-	seg, err := bench.ParseSegment(spec)
-	switch {
-	case err != nil:
-		return seg, err
-	case r.seed == 0:
-		return seg, fmt.Errorf("segment %s needs seed = N, the same for every segment, so that the segments together are one reproducible load", seg)
-	case seg.Threads(r.o.Threads) == 0:
-		return seg, fmt.Errorf("segment %s of %d threads has no thread: run at most %d segments", seg, r.o.Threads, r.o.Threads)
-	case r.o.Events > 0 && seg.Share(r.o.Events) == 0:
-		return seg, fmt.Errorf("segment %s of %d events has no event", seg, r.o.Events)
-	}
-	return seg, nil
-}
-
-func run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	r, err := parseRun(b, args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	return benchstar.RunBuiltin(thread, b, r.load(), func() *results.Summary {
-		// A dry run's transactions are the mix's, with zero counts: a plan may read r.transactions["name"].
-		s := &results.Summary{Workload: r.mix.Meta(), Threads: r.o.Threads, Tags: r.tags, Latency: results.LatencySummary{Percentiles: map[string]float64{}}}
-		for _, k := range r.mix.Kinds() {
-			s.Kinds = append(s.Kinds, results.KindSummary{Name: k, Latency: results.LatencySummary{Percentiles: map[string]float64{}}})
-		}
-		return s
-	}, resultValue)
-}
-
-func part(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	r, err := parseRun(b, args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	return benchstar.NewLoad(r.load()), nil
-}
-
-// resultValue is what mix.run returns: every run builtin's fields, the
-// retries, and the transactions by name.
-func resultValue(s *results.Summary, dir string, placeholder bool) starlark.Value {
-	kinds := starlark.NewDict(len(s.Kinds))
-	names := make([]string, 0, len(s.Kinds))
-	byName := map[string]results.KindSummary{}
-	for _, k := range s.Kinds {
-		names = append(names, k.Name)
-		byName[k.Name] = k
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		k := byName[n]
-		_ = kinds.SetKey(starlark.String(n), starlarkstruct.FromStringDict(starlark.String("mix_transaction"), starlark.StringDict{
-			"count": starlark.MakeInt64(k.Events), "errors": starlark.MakeInt64(k.Errors), "per_minute": starlark.Float(k.PerMinute),
-			"latency": benchstar.LatencyValue(k.Latency),
-		}))
-	}
-	fields := benchstar.SummaryFields(s, dir, placeholder)
-	fields["retries"] = starlark.MakeInt64(int64(s.Metrics[mix.MetricRetries]))
-	fields["transactions"] = kinds
-	fields["late"], fields["dropped"] = starlark.MakeInt64(s.Late), starlark.MakeInt64(s.Dropped)
-	return starlarkstruct.FromStringDict(starlark.String("mix_result"), fields)
 }

@@ -1,0 +1,537 @@
+// Package familystar is the generic Starlark adapter of workload
+// families (builtins/family): from a family's Go value it makes the
+// family's plan module, whose run, part, prepare and cleanup are steps
+// like every family's (a results folder per run that reports and compare
+// read, dry-run listing, resume, segments, bench.together parts), and its
+// documentation. A family adds members of its own (mix.define, tpcc.check)
+// as extras.
+package familystar
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/bench/benchstar"
+	"github.com/starbench/starbench/builtins/cli"
+	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/family"
+	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
+)
+
+// Adapter is a family as a plan module.
+type Adapter struct {
+	Family family.Family
+	// Convert turns a plan's value of a family.Value option into the
+	// family's Go value (a mix from mix.define into its *mix.Mix), by
+	// option name.
+	Convert map[string]func(starlark.Value) (any, error)
+	// Extras are the family's own members, documented by ExtraDocs, which
+	// come before the steps' in the documentation.
+	Extras    starlark.StringDict
+	ExtraDocs []runner.FuncDoc
+}
+
+// Module is the family's plan module: its extras, and prepare and
+// cleanup where the family has them, run and part.
+func (a *Adapter) Module() *starlarkstruct.Module {
+	name := a.Family.Name()
+	members := starlark.StringDict{}
+	for k, v := range a.Extras {
+		members[k] = v
+	}
+	if _, ok := a.Family.(family.Preparer); ok {
+		members["prepare"] = starlark.NewBuiltin(name+".prepare", a.prepare)
+	}
+	members["run"] = starlark.NewBuiltin(name+".run", a.run)
+	members["part"] = starlark.NewBuiltin(name+".part", a.part)
+	if _, ok := a.Family.(family.Cleaner); ok {
+		members["cleanup"] = starlark.NewBuiltin(name+".cleanup", a.cleanup)
+	}
+	return &starlarkstruct.Module{Name: name, Members: members}
+}
+
+// Doc documents the module: the family's summary, its extras, then its
+// steps with signatures made from their options.
+func (a *Adapter) Doc() runner.ModuleDoc {
+	f := a.Family
+	name := f.Name()
+	d := runner.ModuleDoc{Name: name, Summary: f.Summary(), Funcs: append([]runner.FuncDoc(nil), a.ExtraDocs...)}
+	if p, ok := f.(family.Preparer); ok {
+		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".prepare", Signature: signature(name+".prepare", p.PrepareOptions(), false), Doc: p.PrepareDoc()})
+	}
+	d.Funcs = append(d.Funcs,
+		runner.FuncDoc{Name: name + ".run", Signature: signature(name+".run", f.RunOptions(), false), Doc: f.RunDoc()},
+		runner.FuncDoc{Name: name + ".part", Signature: signature(name+".part", f.RunOptions(), true),
+			Doc: fmt.Sprintf("Describes the run %s.run would make, without running it: a part for bench.together, which runs several "+
+				"at once as one step. Takes %s.run's arguments; the part's .command is its command line.", name, name)})
+	if c, ok := f.(family.Cleaner); ok {
+		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".cleanup", Signature: signature(name+".cleanup", c.CleanupOptions(), false), Doc: c.CleanupDoc()})
+	}
+	return d
+}
+
+// signature is a call's signature: conn, the positional options, then
+// the others with their defaults (the first two and **run_options for a
+// part).
+func signature(call string, opts []family.Option, part bool) string {
+	parts := []string{"conn"}
+	shown := 0
+	for _, o := range opts {
+		if o.Positional && o.Default == nil {
+			parts = append(parts, o.Name)
+			continue
+		}
+		if part && shown == 2 {
+			parts = append(parts, "**run_options")
+			break
+		}
+		parts = append(parts, o.Name+"="+defaultText(o))
+		shown++
+	}
+	return call + "(" + strings.Join(parts, ", ") + ")"
+}
+
+func defaultText(o family.Option) string {
+	switch d := o.Default.(type) {
+	case string:
+		return fmt.Sprintf("%q", d)
+	case bool:
+		if d {
+			return "True"
+		}
+		return "False"
+	case time.Duration:
+		if d == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%q", d.String())
+	case []uint16:
+		return "[]"
+	case map[string]string:
+		return "{}"
+	case nil:
+		return "None"
+	}
+	return fmt.Sprint(o.Default)
+}
+
+// call is a parsed call of a step builtin.
+type call struct {
+	conn *dbstar.Conn
+	v    family.Values
+}
+
+// parse reads a call: the connection, the positional options by position
+// or keyword, the others by keyword, each converted to its option's kind,
+// defaults for the rest, and checks them.
+func (a *Adapter) parse(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, opts []family.Option) (*call, error) {
+	c := &call{}
+	given := make([]starlark.Value, len(opts))
+	pairs := []any{"conn", &c.conn}
+	for i, o := range opts {
+		name := o.Name
+		if !o.Positional || o.Default != nil {
+			name += "?"
+		}
+		pairs = append(pairs, name, &given[i])
+	}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
+		return nil, err
+	}
+	c.v = family.Defaults(opts)
+	for i, o := range opts {
+		if given[i] == nil {
+			continue
+		}
+		x, err := a.convert(o, given[i])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", b.Name(), o.Name, err)
+		}
+		c.v[o.Name] = x
+	}
+	if err := family.Check(opts, c.v); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return c, nil
+}
+
+// convert is a plan value as an option's kind.
+func (a *Adapter) convert(o family.Option, v starlark.Value) (any, error) {
+	switch o.Kind {
+	case family.Int:
+		var n int64
+		err := starlark.AsInt(v, &n)
+		return n, err
+	case family.Float:
+		f, ok := starlark.AsFloat(v)
+		if !ok {
+			return nil, fmt.Errorf("want a number, not %s", v.Type())
+		}
+		return f, nil
+	case family.String:
+		s, ok := starlark.AsString(v)
+		if !ok {
+			return nil, fmt.Errorf("want a string, not %s", v.Type())
+		}
+		return s, nil
+	case family.Bool:
+		b, ok := v.(starlark.Bool)
+		if !ok {
+			return nil, fmt.Errorf("want True or False, not %s", v.Type())
+		}
+		return bool(b), nil
+	case family.Duration:
+		return runner.DurationOf(v)
+	case family.Codes:
+		l, ok := v.(*starlark.List)
+		if !ok {
+			return nil, fmt.Errorf("want a list of MySQL error codes, not %s", v.Type())
+		}
+		codes := []uint16{}
+		for i := range l.Len() {
+			var n int
+			if err := starlark.AsInt(l.Index(i), &n); err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("%s is not a MySQL error code", l.Index(i))
+			}
+			codes = append(codes, uint16(n))
+		}
+		return codes, nil
+	case family.Tags:
+		d, ok := v.(*starlark.Dict)
+		if !ok {
+			return nil, fmt.Errorf("want a dict, not %s", v.Type())
+		}
+		return benchstar.Tags(d)
+	case family.Value:
+		conv, ok := a.Convert[o.Name]
+		if !ok {
+			return nil, fmt.Errorf("the %s module cannot convert %s", a.Family.Name(), v.Type())
+		}
+		return conv(v)
+	}
+	return nil, fmt.Errorf("unknown kind of option")
+}
+
+// segmentOf checks a run's segment option: one slice of the load's
+// threads and events, with the seed the other segments share.
+func segmentOf(opts []family.Option, v family.Values) (bench.Segment, error) {
+	so, ok := family.ByRole(opts, family.Segment)
+	if !ok || v.String(so.Name) == "" {
+		return bench.Segment{}, nil
+	}
+	seg, err := bench.ParseSegment(v.String(so.Name))
+	if err != nil {
+		return seg, err
+	}
+	role := func(r family.Role) int64 {
+		if o, ok := family.ByRole(opts, r); ok {
+			return v.Int(o.Name)
+		}
+		return 0
+	}
+	threads, events := role(family.Threads), role(family.Events)
+	switch {
+	case role(family.Seed) == 0:
+		return seg, fmt.Errorf("segment %s needs seed = N, the same for every segment, so that the segments together are one reproducible load", seg)
+	case threads > 0 && seg.Share(threads) == 0:
+		return seg, fmt.Errorf("segment %s of %d threads has no thread: run at most %d segments", seg, threads, threads)
+	case events > 0 && seg.Share(events) == 0:
+		return seg, fmt.Errorf("segment %s of %d events has no event", seg, events)
+	}
+	return seg, nil
+}
+
+// runLoad is a call of run or part as a load: the configured run, made
+// again when bench.together sets its time or report interval.
+func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (*benchstar.Load, *call, family.Run, error) {
+	f := a.Family
+	opts := f.RunOptions()
+	c, err := a.parse(b, args, kwargs, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	seg, err := segmentOf(opts, c.v)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	r, err := f.Run(c.v)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	byRole := func(role family.Role) (string, bool) {
+		o, ok := family.ByRole(opts, role)
+		return o.Name, ok
+	}
+	timeOpt, hasTime := byRole(family.Time)
+	intervalOpt, hasInterval := byRole(family.Interval)
+	seedOpt, _ := byRole(family.Seed)
+	tagsOpt, _ := byRole(family.TagsRole)
+	database := c.conn.Session().Database
+	l := &benchstar.Load{Family: f.Name(), Name: r.Label() + cli.SegmentSuffix(seg), Handle: c.conn.ID(), Target: c.conn.Display(),
+		Time: c.v.Duration(timeOpt), Interval: max(c.v.Duration(intervalOpt), time.Second)}
+	l.Text = func() string { return f.CommandLine("run", c.v, database) }
+	l.Args = func() map[string]any { return journalArgs(opts, c.v, f.Meta(c.v)) }
+	reset := func(opt string, ok bool, d time.Duration) error {
+		if !ok {
+			return fmt.Errorf("a %s run has no such option", f.Name())
+		}
+		if d <= 0 {
+			return fmt.Errorf("must be positive, got %v", d)
+		}
+		v := maps(c.v)
+		v[opt] = d
+		again, err := f.Run(v)
+		if err != nil {
+			return err
+		}
+		c.v, r = v, again
+		return nil
+	}
+	l.SetTime = func(d time.Duration) error {
+		if err := reset(timeOpt, hasTime, d); err != nil {
+			return err
+		}
+		l.Time = d
+		return nil
+	}
+	l.SetInterval = func(d time.Duration) error {
+		if err := reset(intervalOpt, hasInterval, d); err != nil {
+			return err
+		}
+		l.Interval = d
+		return nil
+	}
+	l.Step = func(seed int64) (bench.Step, error) {
+		conn, err := benchstar.Connector(c.conn, bench.PSAuto)
+		if err != nil {
+			return bench.Step{}, err
+		}
+		if s := c.v.Int(seedOpt); s != 0 {
+			seed = s
+		}
+		step, err := r.Step(conn, seed)
+		if err != nil {
+			return step, err
+		}
+		step.Tags, step.Target = c.v.Tags(tagsOpt), c.conn.Display()
+		return step, nil
+	}
+	return l, c, r, nil
+}
+
+func maps(v family.Values) family.Values {
+	out := family.Values{}
+	for k, x := range v {
+		out[k] = x
+	}
+	return out
+}
+
+// journalArgs are a step's arguments as the journal keeps them: every
+// option's value, a family value as the workload it is (name, version).
+func journalArgs(opts []family.Option, v family.Values, meta results.Meta) map[string]any {
+	out := map[string]any{"workload": meta.Name, "version": meta.Version}
+	for _, o := range opts {
+		switch x := v[o.Name].(type) {
+		case time.Duration:
+			out[o.Name] = x.Seconds()
+		case nil:
+		default:
+			if o.Kind != family.Value {
+				out[o.Name] = x
+			}
+		}
+	}
+	return out
+}
+
+func (a *Adapter) run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	l, c, r, err := a.runLoad(b, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	opts := a.Family.RunOptions()
+	threads, tags := int64(0), map[string]string(nil)
+	if o, ok := family.ByRole(opts, family.Threads); ok {
+		threads = c.v.Int(o.Name)
+	}
+	if o, ok := family.ByRole(opts, family.TagsRole); ok {
+		tags = c.v.Tags(o.Name)
+	}
+	return benchstar.RunBuiltin(thread, b, l, func() *results.Summary {
+		// A dry run's kinds are the run's, with zero counts: a plan may read them.
+		s := &results.Summary{Workload: a.Family.Meta(c.v), Threads: int(threads), Tags: tags, Latency: results.LatencySummary{Percentiles: map[string]float64{}}}
+		for _, k := range r.Kinds() {
+			s.Kinds = append(s.Kinds, results.KindSummary{Name: k, Latency: results.LatencySummary{Percentiles: map[string]float64{}}})
+		}
+		return s
+	}, a.resultValue)
+}
+
+func (a *Adapter) part(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	l, _, _, err := a.runLoad(b, args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return benchstar.NewLoad(l), nil
+}
+
+// resultValue is what a run returns: every run builtin's fields, late
+// and dropped (under a rate), the family's metrics by name, and the
+// family's own fields.
+func (a *Adapter) resultValue(s *results.Summary, dir string, placeholder bool) starlark.Value {
+	fields := benchstar.SummaryFields(s, dir, placeholder)
+	fields["late"], fields["dropped"] = starlark.MakeInt64(s.Late), starlark.MakeInt64(s.Dropped)
+	metrics := starlark.NewDict(len(s.Metrics))
+	for _, k := range sortedKeys(s.Metrics) {
+		_ = metrics.SetKey(starlark.String(k), starlark.Float(s.Metrics[k]))
+	}
+	fields["metrics"] = metrics
+	if fl, ok := a.Family.(family.Fielder); ok {
+		for k, v := range fl.Fields(s) {
+			fields[k] = starlarkOf(v)
+		}
+	}
+	return starlarkstruct.FromStringDict(starlark.String(a.Family.Name()+"_result"), fields)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// starlarkOf is a family's field as a plan reads it.
+func starlarkOf(v any) starlark.Value {
+	switch v := v.(type) {
+	case nil:
+		return starlark.None
+	case bool:
+		return starlark.Bool(v)
+	case int:
+		return starlark.MakeInt(v)
+	case int64:
+		return starlark.MakeInt64(v)
+	case float64:
+		return starlark.Float(v)
+	case string:
+		return starlark.String(v)
+	case results.LatencySummary:
+		return benchstar.LatencyValue(v)
+	case family.Record:
+		d := starlark.StringDict{}
+		for k, x := range v {
+			d[k] = starlarkOf(x)
+		}
+		return starlarkstruct.FromStringDict(starlark.String("record"), d)
+	case map[string]any:
+		d := starlark.NewDict(len(v))
+		for _, k := range sortedKeys(v) {
+			_ = d.SetKey(starlark.String(k), starlarkOf(v[k]))
+		}
+		return d
+	case []any:
+		l := make([]starlark.Value, len(v))
+		for i, x := range v {
+			l[i] = starlarkOf(x)
+		}
+		return starlark.NewList(l)
+	case []string:
+		return runner.StringList(v)
+	}
+	return starlark.String(fmt.Sprint(v))
+}
+
+// cleanupRecord is what the journal keeps of a cleanup.
+type cleanupRecord struct {
+	Schema  string   `json:"schema,omitempty"`
+	Dropped []string `json:"dropped"`
+}
+
+func (a *Adapter) prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	p := a.Family.(family.Preparer)
+	opts := p.PrepareOptions()
+	c, err := a.parse(b, args, kwargs, opts)
+	if err != nil {
+		return nil, err
+	}
+	name := a.Family.Name()
+	seedOpt, _ := family.ByRole(opts, family.Seed)
+	info := runner.StepInfo{Builtin: b.Name(), Handle: c.conn.ID(), Text: a.Family.CommandLine("prepare", c.v, c.conn.Session().Database),
+		Args: journalArgs(opts, c.v, a.Family.Meta(c.v))}
+	h := runner.HostOf(thread)
+	value := func(r *family.Prepared, placeholder bool) starlark.Value {
+		rows := starlark.NewDict(len(r.Rows))
+		for _, t := range sortedKeys(r.Rows) {
+			_ = rows.SetKey(starlark.String(t), starlark.MakeInt64(r.Rows[t]))
+		}
+		return starlarkstruct.FromStringDict(starlark.String(name+"_prepare"), starlark.StringDict{
+			"schema": starlark.String(r.Schema), "tables": runner.StringList(r.Tables), "reused": runner.StringList(r.Reused),
+			"rows": rows, "total_rows": starlark.MakeInt64(r.TotalRows), "seconds": starlark.Float(r.Seconds),
+			"rows_per_s": starlark.Float(r.RowsPerS), "placeholder": starlark.Bool(placeholder),
+		})
+	}
+	return h.Step(info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := benchstar.Connector(c.conn, bench.PSAuto)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			res, err := p.Prepare(s.Context(), conn, c.v, benchstar.Seed(s, c.v.Int(seedOpt.Name)), h.Out().Writer())
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{Value: value(res, false), Record: res}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value {
+			return value(&family.Prepared{Tables: p.Tables(c.v)}, true)
+		},
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var res family.Prepared
+			err := json.Unmarshal(raw, &res)
+			return value(&res, false), err
+		},
+	})
+}
+
+func (a *Adapter) cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	cl := a.Family.(family.Cleaner)
+	opts := cl.CleanupOptions()
+	c, err := a.parse(b, args, kwargs, opts)
+	if err != nil {
+		return nil, err
+	}
+	info := runner.StepInfo{Builtin: b.Name(), Handle: c.conn.ID(), Text: a.Family.CommandLine("cleanup", c.v, c.conn.Session().Database),
+		Args: journalArgs(opts, c.v, a.Family.Meta(c.v))}
+	h := runner.HostOf(thread)
+	return h.Step(info, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := benchstar.Connector(c.conn, bench.PSAuto)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			dropped, err := cl.Cleanup(s.Context(), conn, c.v, h.Out().Writer())
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
+			}
+			return runner.Outcome{Value: runner.StringList(dropped), Record: cleanupRecord{Schema: bench.SchemaOf(conn), Dropped: dropped}}, nil
+		},
+		Placeholder: func(*runner.Step) starlark.Value { return runner.StringList(nil) },
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var rec cleanupRecord
+			err := json.Unmarshal(raw, &rec)
+			return runner.StringList(rec.Dropped), err
+		},
+	})
+}
