@@ -74,6 +74,9 @@ type Prepared struct {
 	TotalRows int64            `json:"total_rows"`
 	Seconds   float64          `json:"seconds"`
 	RowsPerS  float64          `json:"rows_per_s"`
+	// Fields are the family's own, beside these (TPC-C's load_time), of
+	// the kinds Fielder's are.
+	Fields map[string]any `json:"fields,omitempty"`
 }
 
 // Cleaner is a family that drops its tables.
@@ -93,6 +96,21 @@ type Fielder interface {
 	Fields(s *results.Summary) map[string]any
 }
 
+// Validator is a family that checks a call's values together (bounds
+// between options) where the call is written: command is "run",
+// "prepare" or "cleanup". Run checks a run's anyway.
+type Validator interface {
+	Validate(command string, v Values) error
+}
+
+// Journaler is a family that says itself what the journal keeps of a
+// call's arguments (by default every option's value, and the workload's
+// name and version): a step's record is part of what a resumed run
+// matches, so a family whose journals predate the contract keeps theirs.
+type Journaler interface {
+	JournalArgs(command string, v Values) map[string]any
+}
+
 // Record is a set of fields a plan reads as a struct (r.x), where a
 // map[string]any is a dict (r["x"]).
 type Record map[string]any
@@ -108,6 +126,7 @@ const (
 	Bool                 // bool
 	Duration             // time.Duration: "10s", or seconds as a number
 	Codes                // []uint16: MySQL error codes
+	Ints                 // []int64
 	Tags                 // map[string]string
 	Value                // a family value the adapter converts (a declared mix)
 )
@@ -130,9 +149,11 @@ const (
 
 // Option is one option of a family's call.
 type Option struct {
-	Name       string
-	Kind       Kind
-	Default    any // of the kind's Go type; nil for a positional without one
+	Name string
+	Kind Kind
+	// Default is of the kind's Go type. nil is none: a positional option
+	// without one must be given; another is left out of the values.
+	Default    any
 	Help       string
 	Role       Role
 	Positional bool // may be given by position, after the connection
@@ -181,8 +202,11 @@ func Defaults(opts []Option) Values {
 func Check(opts []Option, v Values) error {
 	for _, o := range opts {
 		x, ok := v[o.Name]
-		if !ok {
+		if !ok && o.Positional && o.Default == nil {
 			return fmt.Errorf("missing %s", o.Name)
+		}
+		if !ok {
+			continue
 		}
 		if err := o.Kind.check(x); err != nil {
 			return fmt.Errorf("%s: %w", o.Name, err)
@@ -211,6 +235,8 @@ func (k Kind) check(x any) error {
 		_, ok = x.(time.Duration)
 	case Codes:
 		_, ok = x.([]uint16)
+	case Ints:
+		_, ok = x.([]int64)
 	case Tags:
 		_, ok = x.(map[string]string)
 	case Value:
@@ -236,6 +262,8 @@ func (k Kind) String() string {
 		return "a duration"
 	case Codes:
 		return "a list of MySQL error codes"
+	case Ints:
+		return "a list of integers"
 	case Tags:
 		return "a dict of tags"
 	}

@@ -109,12 +109,21 @@ func defaultText(o family.Option) string {
 		}
 		return "False"
 	case time.Duration:
-		if d == 0 {
+		switch {
+		case d == 0:
 			return "0"
+		case d%time.Second == 0:
+			return fmt.Sprintf("\"%ds\"", d/time.Second)
 		}
 		return fmt.Sprintf("%q", d.String())
 	case []uint16:
 		return "[]"
+	case []int64:
+		var parts []string
+		for _, n := range d {
+			parts = append(parts, fmt.Sprint(n))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]string:
 		return "{}"
 	case nil:
@@ -132,7 +141,7 @@ type call struct {
 // parse reads a call: the connection, the positional options by position
 // or keyword, the others by keyword, each converted to its option's kind,
 // defaults for the rest, and checks them.
-func (a *Adapter) parse(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, opts []family.Option) (*call, error) {
+func (a *Adapter) parse(b *starlark.Builtin, command string, args starlark.Tuple, kwargs []starlark.Tuple, opts []family.Option) (*call, error) {
 	c := &call{}
 	given := make([]starlark.Value, len(opts))
 	pairs := []any{"conn", &c.conn}
@@ -159,6 +168,11 @@ func (a *Adapter) parse(b *starlark.Builtin, args starlark.Tuple, kwargs []starl
 	}
 	if err := family.Check(opts, c.v); err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	if val, ok := a.Family.(family.Validator); ok {
+		if err := val.Validate(command, c.v); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		}
 	}
 	return c, nil
 }
@@ -204,6 +218,18 @@ func (a *Adapter) convert(o family.Option, v starlark.Value) (any, error) {
 			codes = append(codes, uint16(n))
 		}
 		return codes, nil
+	case family.Ints:
+		l, ok := v.(*starlark.List)
+		if !ok {
+			return nil, fmt.Errorf("want a list of integers, not %s", v.Type())
+		}
+		ints := make([]int64, l.Len())
+		for i := range l.Len() {
+			if err := starlark.AsInt(l.Index(i), &ints[i]); err != nil {
+				return nil, err
+			}
+		}
+		return ints, nil
 	case family.Tags:
 		d, ok := v.(*starlark.Dict)
 		if !ok {
@@ -254,7 +280,7 @@ func segmentOf(opts []family.Option, v family.Values) (bench.Segment, error) {
 func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (*benchstar.Load, *call, family.Run, error) {
 	f := a.Family
 	opts := f.RunOptions()
-	c, err := a.parse(b, args, kwargs, opts)
+	c, err := a.parse(b, "run", args, kwargs, opts)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -278,7 +304,7 @@ func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []sta
 	l := &benchstar.Load{Family: f.Name(), Name: r.Label() + cli.SegmentSuffix(seg), Handle: c.conn.ID(), Target: c.conn.Display(),
 		Time: c.v.Duration(timeOpt), Interval: max(c.v.Duration(intervalOpt), time.Second)}
 	l.Text = func() string { return f.CommandLine("run", c.v, database) }
-	l.Args = func() map[string]any { return journalArgs(opts, c.v, f.Meta(c.v)) }
+	l.Args = func() map[string]any { return a.journalArgs("run", opts, c.v) }
 	reset := func(opt string, ok bool, d time.Duration) error {
 		if !ok {
 			return fmt.Errorf("a %s run has no such option", f.Name())
@@ -335,9 +361,14 @@ func maps(v family.Values) family.Values {
 	return out
 }
 
-// journalArgs are a step's arguments as the journal keeps them: every
-// option's value, a family value as the workload it is (name, version).
-func journalArgs(opts []family.Option, v family.Values, meta results.Meta) map[string]any {
+// journalArgs are a step's arguments as the journal keeps them: the
+// family's (family.Journaler), else every option's value, a family value
+// as the workload it is (name, version).
+func (a *Adapter) journalArgs(command string, opts []family.Option, v family.Values) map[string]any {
+	if j, ok := a.Family.(family.Journaler); ok {
+		return j.JournalArgs(command, v)
+	}
+	meta := a.Family.Meta(v)
 	out := map[string]any{"workload": meta.Name, "version": meta.Version}
 	for _, o := range opts {
 		switch x := v[o.Name].(type) {
@@ -462,25 +493,29 @@ type cleanupRecord struct {
 func (a *Adapter) prepare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	p := a.Family.(family.Preparer)
 	opts := p.PrepareOptions()
-	c, err := a.parse(b, args, kwargs, opts)
+	c, err := a.parse(b, "prepare", args, kwargs, opts)
 	if err != nil {
 		return nil, err
 	}
 	name := a.Family.Name()
 	seedOpt, _ := family.ByRole(opts, family.Seed)
 	info := runner.StepInfo{Builtin: b.Name(), Handle: c.conn.ID(), Text: a.Family.CommandLine("prepare", c.v, c.conn.Session().Database),
-		Args: journalArgs(opts, c.v, a.Family.Meta(c.v))}
+		Args: a.journalArgs("prepare", opts, c.v)}
 	h := runner.HostOf(thread)
 	value := func(r *family.Prepared, placeholder bool) starlark.Value {
 		rows := starlark.NewDict(len(r.Rows))
 		for _, t := range sortedKeys(r.Rows) {
 			_ = rows.SetKey(starlark.String(t), starlark.MakeInt64(r.Rows[t]))
 		}
-		return starlarkstruct.FromStringDict(starlark.String(name+"_prepare"), starlark.StringDict{
+		fields := starlark.StringDict{
 			"schema": starlark.String(r.Schema), "tables": runner.StringList(r.Tables), "reused": runner.StringList(r.Reused),
 			"rows": rows, "total_rows": starlark.MakeInt64(r.TotalRows), "seconds": starlark.Float(r.Seconds),
 			"rows_per_s": starlark.Float(r.RowsPerS), "placeholder": starlark.Bool(placeholder),
-		})
+		}
+		for k, x := range r.Fields {
+			fields[k] = starlarkOf(x)
+		}
+		return starlarkstruct.FromStringDict(starlark.String(name+"_prepare"), fields)
 	}
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
@@ -508,12 +543,12 @@ func (a *Adapter) prepare(thread *starlark.Thread, b *starlark.Builtin, args sta
 func (a *Adapter) cleanup(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	cl := a.Family.(family.Cleaner)
 	opts := cl.CleanupOptions()
-	c, err := a.parse(b, args, kwargs, opts)
+	c, err := a.parse(b, "cleanup", args, kwargs, opts)
 	if err != nil {
 		return nil, err
 	}
 	info := runner.StepInfo{Builtin: b.Name(), Handle: c.conn.ID(), Text: a.Family.CommandLine("cleanup", c.v, c.conn.Session().Database),
-		Args: journalArgs(opts, c.v, a.Family.Meta(c.v))}
+		Args: a.journalArgs("cleanup", opts, c.v)}
 	h := runner.HostOf(thread)
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
@@ -530,8 +565,13 @@ func (a *Adapter) cleanup(thread *starlark.Thread, b *starlark.Builtin, args sta
 		Placeholder: func(*runner.Step) starlark.Value { return runner.StringList(nil) },
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
 			var rec cleanupRecord
-			err := json.Unmarshal(raw, &rec)
-			return runner.StringList(rec.Dropped), err
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				// Journals of adapters before this one kept the names alone.
+				if json.Unmarshal(raw, &rec.Dropped) != nil {
+					return nil, err
+				}
+			}
+			return runner.StringList(rec.Dropped), nil
 		},
 	})
 }
