@@ -58,9 +58,10 @@ type Querier interface {
 	// affected.
 	Exec(ctx context.Context, sql string, args ...any) (int64, error)
 	// Query runs a statement and returns its rows, decoded: integers as
-	// int64, FLOAT and DOUBLE as float64, dates and times as time.Time,
-	// NULL as nil, the rest as string. At most limit rows are kept (the
-	// rest are read and dropped).
+	// int64 (uint64 above its range), FLOAT and DOUBLE as float64, NULL
+	// as nil, the rest as string (dates and times as "2006-01-02
+	// 15:04:05"). At most limit rows are kept (the rest are read and
+	// dropped).
 	Query(ctx context.Context, sql string, limit int, args ...any) ([][]any, error)
 }
 
@@ -131,7 +132,9 @@ func (c *statementCache) Query(ctx context.Context, sql string, limit int, args 
 			switch v := v.(type) {
 			case []byte:
 				row[i] = string(v)
-			case int64, uint64, float64, time.Time, nil:
+			case time.Time:
+				row[i] = v.Format(time.DateTime)
+			case int64, uint64, float64, nil:
 				row[i] = v
 			default:
 				row[i] = fmt.Sprint(v)

@@ -8,8 +8,9 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// toSQLArg converts a Starlark value to a query parameter.
-func toSQLArg(v starlark.Value) (any, error) {
+// ToSQLArg converts a Starlark value to a query parameter (the plan
+// modules that send statements share it).
+func ToSQLArg(v starlark.Value) (any, error) {
 	switch v := v.(type) {
 	case starlark.NoneType:
 		return nil, nil
@@ -36,7 +37,7 @@ func toSQLArg(v starlark.Value) (any, error) {
 func toSQLArgs(values starlark.Tuple) ([]any, error) {
 	out := make([]any, len(values))
 	for i, v := range values {
-		a, err := toSQLArg(v)
+		a, err := ToSQLArg(v)
 		if err != nil {
 			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
 		}
@@ -45,8 +46,9 @@ func toSQLArgs(values starlark.Tuple) ([]any, error) {
 	return out, nil
 }
 
-// fromSQLValue converts a value of db.ResultSet to Starlark.
-func fromSQLValue(v any) starlark.Value {
+// FromSQLValue converts a value of a result (db.ResultSet's kinds) to
+// Starlark.
+func FromSQLValue(v any) starlark.Value {
 	switch v := v.(type) {
 	case nil:
 		return starlark.None

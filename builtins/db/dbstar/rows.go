@@ -37,7 +37,7 @@ func newRows(rs *db.ResultSet) *Rows {
 	for _, raw := range rs.Rows {
 		vals := make([]starlark.Value, len(raw))
 		for i, v := range raw {
-			vals[i] = fromSQLValue(v)
+			vals[i] = FromSQLValue(v)
 		}
 		r.rows = append(r.rows, &Row{columns: rs.Columns, index: index, values: vals})
 	}

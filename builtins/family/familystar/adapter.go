@@ -205,19 +205,7 @@ func (a *Adapter) convert(o family.Option, v starlark.Value) (any, error) {
 	case family.Duration:
 		return runner.DurationOf(v)
 	case family.Codes:
-		l, ok := v.(*starlark.List)
-		if !ok {
-			return nil, fmt.Errorf("want a list of MySQL error codes, not %s", v.Type())
-		}
-		codes := []uint16{}
-		for i := range l.Len() {
-			var n int
-			if err := starlark.AsInt(l.Index(i), &n); err != nil || n < 1 || n > 65535 {
-				return nil, fmt.Errorf("%s is not a MySQL error code", l.Index(i))
-			}
-			codes = append(codes, uint16(n))
-		}
-		return codes, nil
+		return Codes(v)
 	case family.Ints:
 		l, ok := v.(*starlark.List)
 		if !ok {
@@ -244,6 +232,23 @@ func (a *Adapter) convert(o family.Option, v starlark.Value) (any, error) {
 		return conv(v)
 	}
 	return nil, fmt.Errorf("unknown kind of option")
+}
+
+// Codes reads a list of MySQL error codes.
+func Codes(v starlark.Value) ([]uint16, error) {
+	l, ok := v.(*starlark.List)
+	if !ok {
+		return nil, fmt.Errorf("want a list of MySQL error codes, not %s", v.Type())
+	}
+	codes := []uint16{}
+	for i := range l.Len() {
+		var n int
+		if err := starlark.AsInt(l.Index(i), &n); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("%s is not a MySQL error code", l.Index(i))
+		}
+		codes = append(codes, uint16(n))
+	}
+	return codes, nil
 }
 
 // segmentOf checks a run's segment option: one slice of the load's

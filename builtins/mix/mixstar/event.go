@@ -8,6 +8,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/mix"
 	"github.com/starbench/starbench/builtins/sysbench"
 )
@@ -136,7 +137,7 @@ func (e *eventCtx) statement(b *starlark.Builtin, args starlark.Tuple) (string, 
 	}
 	vals := make([]any, len(args)-1)
 	for i, a := range args[1:] {
-		v, err := goValue(a)
+		v, err := dbstar.ToSQLArg(a)
 		if err != nil {
 			return "", nil, fmt.Errorf("%s: argument %d: %w", b.Name(), i+1, err)
 		}
@@ -194,7 +195,7 @@ func (e *eventCtx) query(_ *starlark.Thread, b *starlark.Builtin, args starlark.
 	for i, row := range rows {
 		t := make(starlark.Tuple, len(row))
 		for j, v := range row {
-			t[j] = starlarkValue(v)
+			t[j] = dbstar.FromSQLValue(v)
 		}
 		out[i] = t
 	}
@@ -221,10 +222,13 @@ func (e *eventCtx) draw(_ *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	if bs, ok := v.([]byte); ok {
-		return starlark.String(bs), nil
+	switch x := v.(type) {
+	case []byte:
+		return starlark.String(x), nil
+	case time.Time:
+		return starlark.String(x.Format(time.DateTime)), nil
 	}
-	return starlarkValue(v), nil
+	return dbstar.FromSQLValue(v), nil
 }
 
 func (e *eventCtx) pattern(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -233,48 +237,4 @@ func (e *eventCtx) pattern(_ *starlark.Thread, b *starlark.Builtin, args starlar
 		return nil, err
 	}
 	return starlark.String(e.rand.String(template)), nil
-}
-
-// goValue is a statement argument from Starlark.
-func goValue(v starlark.Value) (any, error) {
-	switch v := v.(type) {
-	case starlark.NoneType:
-		return nil, nil
-	case starlark.Bool:
-		return bool(v), nil
-	case starlark.Int:
-		n, ok := v.Int64()
-		if !ok {
-			return nil, fmt.Errorf("%s is out of range", v)
-		}
-		return n, nil
-	case starlark.Float:
-		return float64(v), nil
-	case starlark.String:
-		return string(v), nil
-	case starlark.Bytes:
-		return []byte(v), nil
-	}
-	return nil, fmt.Errorf("want a number, string, bool or None, not %s", v.Type())
-}
-
-// starlarkValue is a result value for Starlark.
-func starlarkValue(v any) starlark.Value {
-	switch v := v.(type) {
-	case nil:
-		return starlark.None
-	case bool:
-		return starlark.Bool(v)
-	case int64:
-		return starlark.MakeInt64(v)
-	case uint64:
-		return starlark.MakeUint64(v)
-	case float64:
-		return starlark.Float(v)
-	case string:
-		return starlark.String(v)
-	case time.Time:
-		return starlark.String(v.Format(time.DateTime))
-	}
-	return starlark.String(fmt.Sprint(v))
 }

@@ -60,15 +60,8 @@ func ignoredErrors(v starlark.Value) (any, error) {
 		}
 		return nil, fmt.Errorf(`want "all" or a list of error codes, not %q`, string(v))
 	case *starlark.List:
-		codes := []uint16{}
-		for i := range v.Len() {
-			var n int
-			if err := starlark.AsInt(v.Index(i), &n); err != nil || n < 1 || n > 65535 {
-				return nil, fmt.Errorf("%s is not a MySQL error code", v.Index(i))
-			}
-			codes = append(codes, uint16(n))
-		}
-		return tpcc.IgnoredErrors{Codes: codes}, nil
+		codes, err := familystar.Codes(v)
+		return tpcc.IgnoredErrors{Codes: codes}, err
 	}
 	return nil, fmt.Errorf(`want "all" or a list of error codes, not %s`, v.Type())
 }
