@@ -166,7 +166,7 @@ func (Family) CommandLine(command string, v family.Values, database string) stri
 func (Family) PrepareOptions() []family.Option {
 	return []family.Option{
 		mixOption(),
-		{Name: "threads", Kind: family.Int, Default: int64(1), Role: family.Threads, Help: "connections loading at once", Check: family.AtLeast(1)},
+		{Name: "threads", Kind: family.Int, Default: int64(1), Role: family.Threads, Help: "client threads (connections)", Check: family.AtLeast(1)},
 		{Name: "if_exists", Kind: family.String, Default: IfExistsError, Help: "tables that exist: error, drop or reuse"},
 		{Name: "load_method", Kind: family.String, Default: "auto", Help: "auto, insert or load-data"},
 		{Name: "seed", Kind: family.Int, Default: int64(0), Role: family.Seed, Help: "the rows' seed (0: the step's)"},

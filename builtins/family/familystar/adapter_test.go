@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/bench"
@@ -207,5 +208,34 @@ func TestExtrasAreOptional(t *testing.T) {
 	}
 	if len(names) != 2 || m.Members["run"] == nil || m.Members["part"] == nil {
 		t.Errorf("members of a family without prepare and cleanup: %v", names)
+	}
+}
+
+// A family's options as flags: one flag per option name across commands
+// (its help naming the commands that take it when not all do), and the
+// keywords of the flags a command line set, in the option's kind.
+func TestFlagsFromOptions(t *testing.T) {
+	c := counter{}
+	fs := pflag.NewFlagSet("counter", pflag.ContinueOnError)
+	f := familystar.BindFlags(fs, map[string][]family.Option{"run": c.RunOptions(), "prepare": c.PrepareOptions()}, "seed")
+	if err := fs.Parse([]string{"--threads", "3", "--time", "1m30s", "--tags", "a=b", "--ignore", "1062,1213", "--rows", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	if fs.Lookup("seed") != nil || fs.Lookup("table") != nil {
+		t.Error("a skipped option or a positional one got a flag")
+	}
+	if h := fs.Lookup("rows").Usage; h != "prepare: " {
+		t.Errorf("--rows help %q: want it to name prepare, its only command", h)
+	}
+	var got []string
+	for _, kv := range f.Kwargs(c.RunOptions(), map[string]starlark.Value{"events": starlark.MakeInt(7)}) {
+		got = append(got, fmt.Sprintf("%s=%s", string(kv[0].(starlark.String)), kv[1]))
+	}
+	want := `threads=3 time="1m30s" tags={"a": "b"} ignore=[1062, 1213] events=7`
+	if strings.Join(got, " ") != want {
+		t.Errorf("run keywords: %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if f.Int("threads") != 3 || f.Duration("time") != 90*time.Second || f.Int("rows") != 5 || f.String("segment") != "" {
+		t.Errorf("values: threads %d time %v rows %d", f.Int("threads"), f.Duration("time"), f.Int("rows"))
 	}
 }

@@ -7,9 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 	"go.starlark.net/starlark"
@@ -18,6 +16,9 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/db/targets"
+	"github.com/starbench/starbench/builtins/family"
+	"github.com/starbench/starbench/builtins/family/familystar"
+	"github.com/starbench/starbench/builtins/mix"
 )
 
 const mixLong = `Mix runs a mix declared in a .star file (mix.define, at the file's top level) from the
@@ -59,19 +60,12 @@ var Command = &cli.Command{
 // cliArgs is a parsed `starbench mix` command line.
 type cliArgs struct {
 	file, mix, command string
-	threads            int
-	time, interval     time.Duration
-	warmup             time.Duration
-	events             int64
-	rate               float64
 	seed               int64
 	seedSet            bool
-	ignore             []int
 	targets            []string
 	out                string
 	dryRun, help       bool
-	ifExists, load     string
-	segment            string
+	options            *familystar.Flags // the family's options: --threads, --time, ...
 }
 
 func parseCommandLine(args []string) (*cliArgs, error) {
@@ -83,25 +77,18 @@ func parseCommandLine(args []string) (*cliArgs, error) {
 	return cl, cl.check(fs)
 }
 
-// flags are the command line's flags, bound to cl.
+// flags are the command line's flags, bound to cl: the mix family's
+// run and prepare options (familystar.BindFlags) and the command's own.
 func (cl *cliArgs) flags() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("mix", pflag.ContinueOnError)
 	fs.SetOutput(nopWriter{})
 	fs.StringVar(&cl.mix, "mix", "", "the mix: its global variable or its name (default: the file's only mix)")
-	fs.IntVar(&cl.threads, "threads", 1, "client threads (connections)")
-	fs.DurationVar(&cl.time, "time", 10*time.Second, "run: how long (0: until --events)")
-	fs.Int64Var(&cl.events, "events", 0, "run: how many transactions (0: until --time)")
-	fs.DurationVar(&cl.interval, "report-interval", 0, "run: print an interval line this often (0: none)")
-	fs.Float64Var(&cl.rate, "rate", 0, "run: transactions per second, open loop (0: closed loop)")
-	fs.DurationVar(&cl.warmup, "warmup-time", 0, "run: uncounted load before the measured time")
-	fs.IntSliceVar(&cl.ignore, "ignore-errors", nil, "run: MySQL error codes counted and retried instead of stopping the run")
+	f := mix.Family{}
+	cl.options = familystar.BindFlags(fs, map[string][]family.Option{"run": f.RunOptions(), "prepare": f.PrepareOptions()}, "seed")
 	fs.Int64Var(&cl.seed, "seed", 0, "run seed (default: drawn at random and recorded)")
-	fs.StringVar(&cl.segment, "segment", "", "run: the i-th of n slices of the run (i/n): thread j of --threads is segment j mod n + 1's, with its stream; needs --seed, the same on every segment; 'starbench merge' merges the folders")
 	fs.StringArrayVar(&cl.targets, "target", nil, "database target, as 'starbench run' takes it (repeatable)")
 	fs.StringVar(&cl.out, "out", "", "results folder (default results/<UTC time>-<file>)")
 	fs.BoolVar(&cl.dryRun, "dry-run", false, "list the steps without acting")
-	fs.StringVar(&cl.ifExists, "if-exists", "error", "prepare: tables that exist are an error, or drop, or reuse")
-	fs.StringVar(&cl.load, "load-method", "auto", "prepare: auto (LOAD DATA LOCAL where the server takes it), insert or load-data")
 	fs.BoolVarP(&cl.help, "help", "h", false, "this help")
 	return fs
 }
@@ -125,10 +112,11 @@ func (cl *cliArgs) check(fs *pflag.FlagSet) error {
 	if !strings.HasSuffix(cl.file, ".star") {
 		return fmt.Errorf("%s: the file must be a .star file", cl.file)
 	}
-	if cl.threads < 1 || cl.events < 0 || cl.rate < 0 || cl.time < 0 || cl.interval < 0 || cl.warmup < 0 {
+	o := cl.options
+	if o.Int("threads") < 1 || o.Int("events") < 0 || o.Float("rate") < 0 || o.Duration("time") < 0 || o.Duration("report_interval") < 0 || o.Duration("warmup_time") < 0 {
 		return fmt.Errorf("want --threads >= 1 and no negative --time, --events, --rate, --report-interval or --warmup-time")
 	}
-	if cl.command == "run" && cl.time == 0 && cl.events == 0 {
+	if cl.command == "run" && o.Duration("time") == 0 && o.Int("events") == 0 {
 		return fmt.Errorf("run: give a --time or --events")
 	}
 	return nil
@@ -150,7 +138,7 @@ func runCommand(ctx context.Context, env *cli.Env, args []string) error {
 		_, err := fmt.Fprintf(env.Stdout, "\nmix flags:\n%s", cl.flags().FlagUsages())
 		return err
 	}
-	if _, err := cli.ParseSegment("mix", cl.segment, cl.command, cl.seed, "--seed", int64(cl.threads), cl.events); err != nil {
+	if _, err := cli.ParseSegment("mix", cl.options.String("segment"), cl.command, cl.seed, "--seed", cl.options.Int("threads"), cl.options.Int("events")); err != nil {
 		return err
 	}
 	if env.RunPlan == nil {
@@ -179,8 +167,8 @@ func (cl *cliArgs) entry(globals starlark.StringDict) (starlark.Callable, error)
 		}
 		if cl.command == "run" && cl.throwaway() {
 			// A server that lives for this command only has no tables yet.
-			prep := &cliArgs{command: "prepare", threads: cl.threads, ifExists: IfExistsReuse, load: cl.load}
-			if _, err := starlark.Call(thread, Module.Members["prepare"], starlark.Tuple{conn, m}, prep.kwargs()); err != nil {
+			reuse := map[string]starlark.Value{"if_exists": starlark.String(IfExistsReuse)}
+			if _, err := starlark.Call(thread, Module.Members["prepare"], starlark.Tuple{conn, m}, cl.options.Kwargs(mix.Family{}.PrepareOptions(), reuse)); err != nil {
 				return nil, err
 			}
 		}
@@ -247,38 +235,20 @@ func listOrNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// kwargs are the command's keyword arguments to prepare, run or cleanup.
+// kwargs are the command's keyword arguments to prepare, run or cleanup:
+// the options the command line set, and with --segment its --seed, the
+// one every segment shares.
 func (cl *cliArgs) kwargs() []starlark.Tuple {
-	kw := func(k string, v starlark.Value) starlark.Tuple { return starlark.Tuple{starlark.String(k), v} }
-	secs := func(d time.Duration) starlark.Value {
-		return starlark.String(strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s")
-	}
+	f := mix.Family{}
 	switch cl.command {
 	case "prepare":
-		return []starlark.Tuple{kw("threads", starlark.MakeInt(cl.threads)), kw("if_exists", starlark.String(cl.ifExists)),
-			kw("load_method", starlark.String(cl.load))}
+		return cl.options.Kwargs(f.PrepareOptions(), nil)
 	case "run":
-		out := []starlark.Tuple{kw("threads", starlark.MakeInt(cl.threads)), kw("time", secs(cl.time)), kw("events", starlark.MakeInt64(cl.events))}
-		if cl.interval > 0 {
-			out = append(out, kw("report_interval", secs(cl.interval)))
+		var set map[string]starlark.Value
+		if cl.options.String("segment") != "" {
+			set = map[string]starlark.Value{"seed": starlark.MakeInt64(cl.seed)}
 		}
-		if cl.rate > 0 {
-			out = append(out, kw("rate", starlark.Float(cl.rate)))
-		}
-		if cl.warmup > 0 {
-			out = append(out, kw("warmup_time", secs(cl.warmup)))
-		}
-		if len(cl.ignore) > 0 {
-			codes := make([]starlark.Value, len(cl.ignore))
-			for i, c := range cl.ignore {
-				codes[i] = starlark.MakeInt(c)
-			}
-			out = append(out, kw("ignore_errors", starlark.NewList(codes)))
-		}
-		if cl.segment != "" {
-			out = append(out, kw("segment", starlark.String(cl.segment)), kw("seed", starlark.MakeInt64(cl.seed)))
-		}
-		return out
+		return cl.options.Kwargs(f.RunOptions(), set)
 	}
 	return nil
 }
