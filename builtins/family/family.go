@@ -47,11 +47,47 @@ type Family interface {
 type Run interface {
 	// Label names the run's step folder ("shop-t16").
 	Label() string
+	// Planned is what the run will do, for progress, dry runs and
+	// bench.together: threads, duration (0: bounded by events) and report
+	// interval (0: none).
+	Planned() Plan
 	// Kinds are the kinds of event the run counts apart (nil: none).
 	Kinds() []string
 	// Step is the run's benchmark step on conn with the run seed seed,
 	// for bench.RunStep.
 	Step(conn bench.Connector, seed int64) (bench.Step, error)
+}
+
+// Plan is a run's threads, duration and report interval.
+type Plan struct {
+	Threads        int
+	Time, Interval time.Duration
+}
+
+// Keyword is a keyword argument an option of kind Rest collects: its name
+// and value (bool, int64, float64, string, or []any of these).
+type Keyword struct {
+	Name  string
+	Value any
+}
+
+// Sessioner is a family that says how its statements reach the server
+// (sysbench's db_ps_mode); the others' use bench.PSAuto.
+type Sessioner interface {
+	PSMode(v Values) bench.PSMode
+}
+
+// Signer is a family that writes a call's signature for the
+// documentation itself (one whose open set of options the generated one
+// would not show); command is "run", "part", "prepare" or "cleanup".
+type Signer interface {
+	Signature(command string) string
+}
+
+// PreparedReplayer is a family whose prepare keeps its own record in the
+// journal (Prepared.Record) and reads it back on resume.
+type PreparedReplayer interface {
+	ReplayPrepared(raw []byte) (*Prepared, error)
 }
 
 // Preparer is a family that creates and loads its tables.
@@ -75,8 +111,12 @@ type Prepared struct {
 	Seconds   float64          `json:"seconds"`
 	RowsPerS  float64          `json:"rows_per_s"`
 	// Fields are the family's own, beside these (TPC-C's load_time), of
-	// the kinds Fielder's are.
+	// the kinds Fielder's are; one of the same name replaces the common
+	// field.
 	Fields map[string]any `json:"fields,omitempty"`
+	// Record, when set, is what the journal keeps in place of these (a
+	// family whose journals predate the contract: see PreparedReplayer).
+	Record any `json:"-"`
 }
 
 // Cleaner is a family that drops its tables.
@@ -129,6 +169,7 @@ const (
 	Ints                 // []int64
 	Tags                 // map[string]string
 	Value                // a family value the adapter converts (a declared mix)
+	Rest                 // []Keyword: every keyword no other option names, in order
 )
 
 // Role is the engine setting an option is, for the adapter (a part's
@@ -241,6 +282,8 @@ func (k Kind) check(x any) error {
 		_, ok = x.(map[string]string)
 	case Value:
 		ok = x != nil
+	case Rest:
+		_, ok = x.([]Keyword)
 	}
 	if !ok {
 		return fmt.Errorf("want %s, got %T", k, x)
@@ -274,6 +317,16 @@ func (k Kind) String() string {
 func ByRole(opts []Option, r Role) (Option, bool) {
 	for _, o := range opts {
 		if o.Role == r {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+// ByKind is the first option of kind k, if there is one.
+func ByKind(opts []Option, k Kind) (Option, bool) {
+	for _, o := range opts {
+		if o.Kind == k {
 			return o, true
 		}
 	}

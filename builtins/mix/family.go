@@ -117,6 +117,11 @@ func (Family) Run(v family.Values) (family.Run, error) {
 // Label implements family.Run.
 func (r *configuredRun) Label() string { return fmt.Sprintf("%s-t%d", r.m.Name(), r.o.Threads) }
 
+// Planned implements family.Run.
+func (r *configuredRun) Planned() family.Plan {
+	return family.Plan{Threads: r.o.Threads, Time: r.o.Time, Interval: r.o.Interval}
+}
+
 // Kinds implements family.Run: the transactions.
 func (r *configuredRun) Kinds() []string { return r.m.Kinds() }
 

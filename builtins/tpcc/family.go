@@ -175,6 +175,11 @@ func (Family) Run(v family.Values) (family.Run, error) {
 // Label implements family.Run.
 func (c *runConfig) Label() string { return fmt.Sprintf("tpcc-t%d", c.o.Threads) }
 
+// Planned implements family.Run.
+func (c *runConfig) Planned() family.Plan {
+	return family.Plan{Threads: c.o.Threads, Time: c.o.Time, Interval: c.o.Interval}
+}
+
 // Kinds implements family.Run: the five transactions.
 func (c *runConfig) Kinds() []string { return c.wl.Kinds() }
 

@@ -78,6 +78,7 @@ type options struct {
 	baseline          string // a starbench binary in sysbench's place
 	mix               bool   // the oltp_read_write mix against the built-in workload
 	event             bool   // with mix: the mix's statements sent from an event function
+	plan              bool   // with baseline: both builds run the workload from a plan (sysbench.run)
 }
 
 func main() {
@@ -98,6 +99,8 @@ in the same alternating order, and starbench's LOAD DATA is shown on a line of i
 -rounds must be even, so that each tool goes first in half the rounds: an odd count is
 refused (exit status 2). With -baseline OLD, another starbench binary takes sysbench's
 place (its columns are labelled baseline), to measure a change to the engine itself.
+With -baseline OLD -plan, both builds run each workload from a plan (sysbench.run) instead of
+the sysbench command: the cost of a change to the plan modules' path.
 With -mix, stdlib/oltp.star's oltp_read_write mix is measured against the built-in
 oltp_read_write (one table, uniform keys): the cost of a workload declared in a plan;
 -mix -event measures the same statements sent from a Starlark event function (mix.txn's
@@ -119,12 +122,17 @@ escape hatch) instead.
 		"the table then compares the two starbench builds (a change's effect on the engine)")
 	fs.BoolVar(&o.mix, "mix", false, "compare stdlib/oltp.star's oltp_read_write mix (as B) with the built-in oltp_read_write (as A),\n"+
 		"on one table (-workloads and -tables are then oltp_read_write and 1)")
+	fs.BoolVar(&o.plan, "plan", false, "with -baseline: both builds run each workload from a plan's sysbench.run, not the sysbench command\n"+
+		"(the plan module's path: a change to the family adapter)")
 	fs.BoolVar(&o.event, "event", false, "with -mix: the mix's transaction is an event function sending the same statements (the escape hatch)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if o.event && !o.mix {
 		return o, fmt.Errorf("-event measures a mix's escape hatch: give it with -mix")
+	}
+	if o.plan && o.baseline == "" {
+		return o, fmt.Errorf("-plan compares two builds' plan modules: give it with -baseline")
 	}
 	if o.mix && o.baseline != "" {
 		return o, fmt.Errorf("-mix and -baseline compare different things; give one")
@@ -238,6 +246,11 @@ func run(o options) error {
 	}
 	defer m.Stop()
 	b := newBench(o, work, sysbench, starbenchBin, m)
+	if o.plan {
+		if err := os.WriteFile(filepath.Join(work, "sysbench.star"), []byte(sysbenchPlan), 0o644); err != nil {
+			return err
+		}
+	}
 	b.printHeader()
 	if o.mix {
 		if err := b.prepareOnce(); err != nil {
@@ -264,8 +277,8 @@ func run(o options) error {
 type toolA struct {
 	name, bin string
 	// args turns a run's sysbench arguments into the tool's; out is
-	// where a starbench build writes its results.
-	args func(out string, args []string) []string
+	// where a starbench build writes its results, p the run's point.
+	args func(out string, p point, args []string) []string
 }
 
 // bench is what every run of the comparison shares: the options, the
@@ -302,6 +315,14 @@ def main(p):
     mix.run(conn, m, threads = p.threads, time = p.time)
 `
 
+// sysbenchPlan runs a sysbench workload from a plan, as -plan measures it.
+const sysbenchPlan = `params(workload = "oltp_point_select", threads = 1, time = "10s", tables = 1, table_size = 10000)
+
+def main(p):
+    conn = db.connect()
+    sysbench.run(conn, p.workload, threads = p.threads, time = p.time, tables = p.tables, table_size = p.table_size, rand_type = "uniform")
+`
+
 // newBench gathers what the runs share; tool A is sysbench unless
 // o.baseline names another starbench binary, or o.mix compares the mix
 // with the built-in workload.
@@ -311,18 +332,27 @@ func newBench(o options, work, sysbench, starbenchBin string, m *sandbox.MariaDB
 		o: o, work: work, sysbench: sysbench, starbench: starbenchBin, server: m,
 		conn:   []string{"--mysql-host=" + host, "--mysql-port=" + port, "--mysql-user=root", "--mysql-password=" + m.Password(), "--mysql-db=sbtest"},
 		common: []string{fmt.Sprintf("--tables=%d", o.tables), fmt.Sprintf("--table-size=%d", o.tableSize), "--rand-type=uniform"},
-		a:      toolA{name: "sysbench", bin: sysbench, args: func(out string, args []string) []string { return args }},
+		a:      toolA{name: "sysbench", bin: sysbench, args: func(out string, _ point, args []string) []string { return args }},
 	}
 	b.b = toolB{name: "starbench", args: func(out string, _ point, args []string) []string {
 		return append([]string{"sysbench", "--out", out}, args...)
 	}}
 	if o.baseline != "" {
-		b.a = toolA{name: "baseline", bin: o.baseline, args: func(out string, args []string) []string {
+		b.a = toolA{name: "baseline", bin: o.baseline, args: func(out string, _ point, args []string) []string {
 			return append([]string{"sysbench", "--out", out + "-baseline"}, args...)
 		}}
 	}
+	if o.plan {
+		plan := filepath.Join(work, "sysbench.star")
+		planArgs := func(out string, p point) []string {
+			return []string{"run", plan, "--out", out, "--target", m.DSN(), "-p", "workload=" + p.workload, "-p", fmt.Sprintf("threads=%d", p.threads),
+				"-p", fmt.Sprintf("time=%ds", int(o.runTime.Seconds())), "-p", fmt.Sprintf("tables=%d", o.tables), "-p", fmt.Sprintf("table_size=%d", o.tableSize)}
+		}
+		b.a.args = func(out string, p point, _ []string) []string { return planArgs(out+"-baseline", p) }
+		b.b.args = func(out string, p point, _ []string) []string { return planArgs(out, p) }
+	}
 	if o.mix {
-		b.a = toolA{name: "built-in", bin: starbenchBin, args: func(out string, args []string) []string {
+		b.a = toolA{name: "built-in", bin: starbenchBin, args: func(out string, _ point, args []string) []string {
 			return append([]string{"sysbench", "--out", out + "-builtin"}, args...)
 		}}
 		plan := filepath.Join(work, "mix.star")
@@ -517,7 +547,7 @@ func (b *bench) measurePoint(ctx context.Context, db *sql.DB, p point) (sys, sb 
 		}
 		out := filepath.Join(b.work, fmt.Sprintf("%s-t%d-r%d", p.workload, p.threads, r))
 		pair := []tool{
-			{b.a.name, b.a.bin, b.a.args(out, args), &sys},
+			{b.a.name, b.a.bin, b.a.args(out, p, args), &sys},
 			{b.b.name, b.starbench, b.b.args(out, p, args), &sb},
 		}
 		if !sysbenchFirst(r) {

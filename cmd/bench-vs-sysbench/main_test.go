@@ -141,4 +141,10 @@ func TestParseFlagsMix(t *testing.T) {
 	if o, err := parseFlags([]string{"-mix", "-event"}, io.Discard); err != nil || !o.event {
 		t.Errorf("-mix -event: %+v, %v", o, err)
 	}
+	if _, err := parseFlags([]string{"-plan"}, io.Discard); err == nil || !strings.Contains(err.Error(), "give it with -baseline") {
+		t.Errorf("-plan without -baseline: %v", err)
+	}
+	if o, err := parseFlags([]string{"-plan", "-baseline", "/bin/true"}, io.Discard); err != nil || !o.plan {
+		t.Errorf("-plan -baseline: %+v, %v", o, err)
+	}
 }

@@ -64,16 +64,24 @@ func (a *Adapter) Doc() runner.ModuleDoc {
 	f := a.Family
 	name := f.Name()
 	d := runner.ModuleDoc{Name: name, Summary: f.Summary(), Funcs: append([]runner.FuncDoc(nil), a.ExtraDocs...)}
+	sig := func(command string, opts []family.Option) string {
+		if s, ok := f.(family.Signer); ok {
+			if text := s.Signature(command); text != "" {
+				return text
+			}
+		}
+		return signature(name+"."+command, opts, command == "part")
+	}
 	if p, ok := f.(family.Preparer); ok {
-		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".prepare", Signature: signature(name+".prepare", p.PrepareOptions(), false), Doc: p.PrepareDoc()})
+		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".prepare", Signature: sig("prepare", p.PrepareOptions()), Doc: p.PrepareDoc()})
 	}
 	d.Funcs = append(d.Funcs,
-		runner.FuncDoc{Name: name + ".run", Signature: signature(name+".run", f.RunOptions(), false), Doc: f.RunDoc()},
-		runner.FuncDoc{Name: name + ".part", Signature: signature(name+".part", f.RunOptions(), true),
+		runner.FuncDoc{Name: name + ".run", Signature: sig("run", f.RunOptions()), Doc: f.RunDoc()},
+		runner.FuncDoc{Name: name + ".part", Signature: sig("part", f.RunOptions()),
 			Doc: fmt.Sprintf("Describes the run %s.run would make, without running it: a part for bench.together, which runs several "+
 				"at once as one step. Takes %s.run's arguments; the part's .command is its command line.", name, name)})
 	if c, ok := f.(family.Cleaner); ok {
-		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".cleanup", Signature: signature(name+".cleanup", c.CleanupOptions(), false), Doc: c.CleanupDoc()})
+		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".cleanup", Signature: sig("cleanup", c.CleanupOptions()), Doc: c.CleanupDoc()})
 	}
 	return d
 }
@@ -85,6 +93,9 @@ func signature(call string, opts []family.Option, part bool) string {
 	parts := []string{"conn"}
 	shown := 0
 	for _, o := range opts {
+		if o.Kind == family.Rest {
+			continue
+		}
 		if o.Positional && o.Default == nil {
 			parts = append(parts, o.Name)
 			continue
@@ -95,6 +106,9 @@ func signature(call string, opts []family.Option, part bool) string {
 		}
 		parts = append(parts, o.Name+"="+defaultText(o))
 		shown++
+	}
+	if _, ok := family.ByKind(opts, family.Rest); ok && !part {
+		parts = append(parts, "**"+restName(opts))
 	}
 	return call + "(" + strings.Join(parts, ", ") + ")"
 }
@@ -138,25 +152,49 @@ type call struct {
 	v    family.Values
 }
 
+// Call reads a call of a builtin the family adds (an extra such as
+// sysbench.prewarm) as its steps' calls are read: the connection, then
+// opts' values, converted, defaulted and checked.
+func (a *Adapter) Call(b *starlark.Builtin, command string, args starlark.Tuple, kwargs []starlark.Tuple, opts []family.Option) (*dbstar.Conn, family.Values, error) {
+	c, err := a.parse(b, command, args, kwargs, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.conn, c.v, nil
+}
+
 // parse reads a call: the connection, the positional options by position
-// or keyword, the others by keyword, each converted to its option's kind,
+// or keyword, the others by keyword, each converted to its option's kind
+// (keywords no option names to the Rest option, when there is one),
 // defaults for the rest, and checks them.
 func (a *Adapter) parse(b *starlark.Builtin, command string, args starlark.Tuple, kwargs []starlark.Tuple, opts []family.Option) (*call, error) {
 	c := &call{}
 	given := make([]starlark.Value, len(opts))
-	pairs := []any{"conn", &c.conn}
-	for i, o := range opts {
-		name := o.Name
-		if !o.Positional || o.Default != nil {
-			name += "?"
+	var rest []family.Keyword
+	if _, open := family.ByKind(opts, family.Rest); open {
+		var err error
+		if rest, err = a.unpackOpen(b, args, kwargs, opts, &c.conn, given); err != nil {
+			return nil, err
 		}
-		pairs = append(pairs, name, &given[i])
-	}
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
-		return nil, err
+	} else {
+		pairs := []any{"conn", &c.conn}
+		for i, o := range opts {
+			name := o.Name
+			if !o.Positional || o.Default != nil {
+				name += "?"
+			}
+			pairs = append(pairs, name, &given[i])
+		}
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
+			return nil, err
+		}
 	}
 	c.v = family.Defaults(opts)
 	for i, o := range opts {
+		if o.Kind == family.Rest {
+			c.v[o.Name] = rest
+			continue
+		}
 		if given[i] == nil {
 			continue
 		}
@@ -175,6 +213,114 @@ func (a *Adapter) parse(b *starlark.Builtin, command string, args starlark.Tuple
 		}
 	}
 	return c, nil
+}
+
+// unpackOpen reads a call whose keywords are an open set: conn and the
+// positional options by position, the declared options by keyword, and
+// every other keyword, in order, for the Rest option.
+func (a *Adapter) unpackOpen(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, opts []family.Option, conn **dbstar.Conn,
+	given []starlark.Value) ([]family.Keyword, error) {
+	var positional []int
+	index := map[string]int{}
+	for i, o := range opts {
+		if o.Kind == family.Rest {
+			continue
+		}
+		index[o.Name] = i
+		if o.Positional {
+			positional = append(positional, i)
+		}
+	}
+	if len(args) > 1+len(positional) {
+		return nil, fmt.Errorf("%s: got %d positional arguments, want at most %d (options are keywords)", b.Name(), len(args), 1+len(positional))
+	}
+	var connVal starlark.Value
+	if len(args) > 0 {
+		connVal = args[0]
+	}
+	for k, v := range args[1:] {
+		given[positional[k]] = v
+	}
+	var rest []family.Keyword
+	seen := map[string]bool{}
+	for _, kv := range kwargs {
+		name := string(kv[0].(starlark.String))
+		if seen[name] || (name == "conn" && connVal != nil) {
+			return nil, fmt.Errorf("%s: got multiple values for %s", b.Name(), name)
+		}
+		seen[name] = true
+		if name == "conn" {
+			connVal = kv[1]
+			continue
+		}
+		if i, ok := index[name]; ok {
+			if given[i] != nil {
+				return nil, fmt.Errorf("%s: got multiple values for %s", b.Name(), name)
+			}
+			given[i] = kv[1]
+			continue
+		}
+		v, err := keywordValue(kv[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", b.Name(), name, err)
+		}
+		rest = append(rest, family.Keyword{Name: name, Value: v})
+	}
+	c, ok := connVal.(*dbstar.Conn)
+	if !ok {
+		got := "nothing"
+		if connVal != nil {
+			got = connVal.Type()
+		}
+		return nil, fmt.Errorf("%s: the first argument must be a connection from db.connect(), got %s", b.Name(), got)
+	}
+	*conn = c
+	for _, i := range positional {
+		if given[i] == nil && opts[i].Default == nil {
+			return nil, fmt.Errorf("%s: missing argument for %s", b.Name(), opts[i].Name)
+		}
+	}
+	return rest, nil
+}
+
+// keywordValue is a Rest keyword's value: a bool, number or string as it
+// is, a list or tuple as a list of them.
+func keywordValue(v starlark.Value) (any, error) {
+	switch v := v.(type) {
+	case starlark.Bool:
+		return bool(v), nil
+	case starlark.Int:
+		n, ok := v.Int64()
+		if !ok {
+			return nil, fmt.Errorf("%s is out of range", v)
+		}
+		return n, nil
+	case starlark.Float:
+		return float64(v), nil
+	case starlark.String:
+		return string(v), nil
+	case *starlark.List, starlark.Tuple:
+		var out []any
+		iter := starlark.Iterate(v)
+		defer iter.Done()
+		var e starlark.Value
+		for iter.Next(&e) {
+			switch e.(type) {
+			case starlark.Int, starlark.String:
+				x, _ := keywordValue(e)
+				out = append(out, x)
+			default:
+				return nil, fmt.Errorf("a list holds numbers or strings, not %s", e.Type())
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("want a number, bool or string, not %s", v.Type())
+}
+
+func restName(opts []family.Option) string {
+	o, _ := family.ByKind(opts, family.Rest)
+	return o.Name
 }
 
 // convert is a plan value as an option's kind.
@@ -253,7 +399,7 @@ func Codes(v starlark.Value) ([]uint16, error) {
 
 // segmentOf checks a run's segment option: one slice of the load's
 // threads and events, with the seed the other segments share.
-func segmentOf(opts []family.Option, v family.Values) (bench.Segment, error) {
+func segmentOf(opts []family.Option, v family.Values, threads int) (bench.Segment, error) {
 	so, ok := family.ByRole(opts, family.Segment)
 	if !ok || v.String(so.Name) == "" {
 		return bench.Segment{}, nil
@@ -268,11 +414,12 @@ func segmentOf(opts []family.Option, v family.Values) (bench.Segment, error) {
 		}
 		return 0
 	}
-	threads, events := role(family.Threads), role(family.Events)
+	events := role(family.Events)
 	switch {
 	case role(family.Seed) == 0:
-		return seg, fmt.Errorf("segment %s needs seed = N, the same for every segment, so that the segments together are one reproducible load", seg)
-	case threads > 0 && seg.Share(threads) == 0:
+		seed, _ := family.ByRole(opts, family.Seed)
+		return seg, fmt.Errorf("segment %s needs %s = N, the same for every segment, so that the segments together are one reproducible load", seg, seed.Name)
+	case seg.Threads(threads) == 0:
 		return seg, fmt.Errorf("segment %s of %d threads has no thread: run at most %d segments", seg, threads, threads)
 	case events > 0 && seg.Share(events) == 0:
 		return seg, fmt.Errorf("segment %s of %d events has no event", seg, events)
@@ -289,11 +436,11 @@ func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []sta
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	seg, err := segmentOf(opts, c.v)
+	r, err := f.Run(c.v)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	r, err := f.Run(c.v)
+	seg, err := segmentOf(opts, c.v, r.Planned().Threads)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -306,8 +453,9 @@ func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []sta
 	seedOpt, _ := byRole(family.Seed)
 	tagsOpt, _ := byRole(family.TagsRole)
 	database := c.conn.Session().Database
+	plan := r.Planned()
 	l := &benchstar.Load{Family: f.Name(), Name: r.Label() + cli.SegmentSuffix(seg), Handle: c.conn.ID(), Target: c.conn.Display(),
-		Time: c.v.Duration(timeOpt), Interval: max(c.v.Duration(intervalOpt), time.Second)}
+		Time: plan.Time, Interval: max(plan.Interval, time.Second)} // the engine's default interval: one second
 	l.Text = func() string { return f.CommandLine("run", c.v, database) }
 	l.Args = func() map[string]any { return a.journalArgs("run", opts, c.v) }
 	reset := func(opt string, ok bool, d time.Duration) error {
@@ -319,6 +467,9 @@ func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []sta
 		}
 		v := maps(c.v)
 		v[opt] = d
+		if err := family.Check(opts, v); err != nil {
+			return err
+		}
 		again, err := f.Run(v)
 		if err != nil {
 			return err
@@ -341,7 +492,7 @@ func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []sta
 		return nil
 	}
 	l.Step = func(seed int64) (bench.Step, error) {
-		conn, err := benchstar.Connector(c.conn, bench.PSAuto)
+		conn, err := a.connector(c)
 		if err != nil {
 			return bench.Step{}, err
 		}
@@ -356,6 +507,17 @@ func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []sta
 		return step, nil
 	}
 	return l, c, r, nil
+}
+
+// connector opens sessions on the call's connection, its statements as
+// the family says (family.Sessioner) or prepared where the server takes
+// them.
+func (a *Adapter) connector(c *call) (bench.Connector, error) {
+	ps := bench.PSAuto
+	if s, ok := a.Family.(family.Sessioner); ok {
+		ps = s.PSMode(c.v)
+	}
+	return benchstar.Connector(c.conn, ps)
 }
 
 func maps(v family.Values) family.Values {
@@ -396,9 +558,7 @@ func (a *Adapter) run(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	}
 	opts := a.Family.RunOptions()
 	threads, tags := int64(0), map[string]string(nil)
-	if o, ok := family.ByRole(opts, family.Threads); ok {
-		threads = c.v.Int(o.Name)
-	}
+	threads = int64(r.Planned().Threads)
 	if o, ok := family.ByRole(opts, family.TagsRole); ok {
 		tags = c.v.Tags(o.Name)
 	}
@@ -524,7 +684,7 @@ func (a *Adapter) prepare(thread *starlark.Thread, b *starlark.Builtin, args sta
 	}
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := benchstar.Connector(c.conn, bench.PSAuto)
+			conn, err := a.connector(c)
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
@@ -532,12 +692,23 @@ func (a *Adapter) prepare(thread *starlark.Thread, b *starlark.Builtin, args sta
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
-			return runner.Outcome{Value: value(res, false), Record: res}, nil
+			var record any = res
+			if res.Record != nil {
+				record = res.Record
+			}
+			return runner.Outcome{Value: value(res, false), Record: record}, nil
 		},
 		Placeholder: func(*runner.Step) starlark.Value {
 			return value(&family.Prepared{Tables: p.Tables(c.v)}, true)
 		},
 		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			if r, ok := a.Family.(family.PreparedReplayer); ok {
+				res, err := r.ReplayPrepared(raw)
+				if err != nil {
+					return nil, err
+				}
+				return value(res, false), nil
+			}
 			var res family.Prepared
 			err := json.Unmarshal(raw, &res)
 			return value(&res, false), err
@@ -557,7 +728,7 @@ func (a *Adapter) cleanup(thread *starlark.Thread, b *starlark.Builtin, args sta
 	h := runner.HostOf(thread)
 	return h.Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
-			conn, err := benchstar.Connector(c.conn, bench.PSAuto)
+			conn, err := a.connector(c)
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}

@@ -104,6 +104,9 @@ type counterRun struct {
 
 func (r *counterRun) Label() string   { return fmt.Sprintf("counter-t%d", r.v.Int("threads")) }
 func (r *counterRun) Kinds() []string { return []string{"read", "bump"} }
+func (r *counterRun) Planned() family.Plan {
+	return family.Plan{Threads: int(r.v.Int("threads")), Time: r.v.Duration("time")}
+}
 func (r *counterRun) Step(conn bench.Connector, seed int64) (bench.Step, error) {
 	w := &workload{table: r.v.String("table")}
 	seg, _ := bench.ParseSegment(r.v.String("segment"))
