@@ -30,7 +30,8 @@ type Family interface {
 	// lists them (positional ones first).
 	RunOptions() []Option
 	// Run is a run configured by v, which holds a checked value for every
-	// option of RunOptions (its default where the caller gave none).
+	// option of RunOptions the caller gave, its default for the others,
+	// and nothing for an option without a default the caller left out.
 	Run(v Values) (Run, error)
 	// RunDoc says what a run does and returns, for the documentation.
 	RunDoc() string

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -511,5 +512,22 @@ func TestSeed003PlanDryRun(t *testing.T) {
 	}
 	if n := strings.Count(r.stdout, "cp -a /tidb-data/tikv-20160.starbench-snapshot"); n != 8 {
 		t.Errorf("%d restores listed, want 8", n)
+	}
+}
+
+// Every file the README links to exists (the longer texts live in docs/).
+func TestReadmeLinksResolve(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`\]\(([^)#:]+)\)`).FindAllStringSubmatch(string(readme), -1)
+	if len(links) < 2 {
+		t.Fatalf("the README links to %d files: is the pattern right?", len(links))
+	}
+	for _, l := range links {
+		if _, err := os.Stat(filepath.Join("../..", l[1])); err != nil {
+			t.Errorf("the README links to %s: %v", l[1], err)
+		}
 	}
 }
