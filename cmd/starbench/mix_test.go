@@ -110,12 +110,15 @@ shop = mix.define("shop",
 func TestInsertHotspotMixPlan(t *testing.T) {
 	m, admin := serverWith(t)
 	ctx := context.Background()
-	run := func(keep bool) (string, cliResult) {
+	run := func(keep bool, scale ...string) (string, cliResult) {
 		out := outDir(t)
-		return out, starbench(t, nil, "run", "plans/insert_hotspot_mix.star", "-o", out, "-p", "scale=small", "-p", "tidb=false",
-			"-p", fmt.Sprintf("keep=%v", keep), "--target", m.DSN())
+		args := []string{"run", "plans/insert_hotspot_mix.star", "-o", out, "-p", "tidb=false", "-p", fmt.Sprintf("keep=%v", keep), "--target", m.DSN()}
+		for _, p := range scale {
+			args = append(args, "-p", p)
+		}
+		return out, starbench(t, nil, args...)
 	}
-	out, r := run(true)
+	out, r := run(true, "scale=small")
 	expect(t, r, 0, "incr, run 2: TPS", "seq, run 2: TPS", "rand, run 2: TPS", "tps, avg by round per scheme",
 		"Not TiDB: rand's keys are drawn by the client")
 	if _, err := os.Stat(filepath.Join(out, "insert_hotspot.md")); err != nil {
@@ -158,7 +161,8 @@ func TestInsertHotspotMixPlan(t *testing.T) {
 	if top := count(union("seq", "MAX(id)")); top != 100+events["seq"] {
 		t.Errorf("seq: the largest key is %d, want %d (100 loaded a table, then one sequence)", top, 100+events["seq"])
 	}
-	_, r = run(false)
+	// Once more, one round of a second each, without keep: every table dropped.
+	_, r = run(false, "rounds=1", "time=1s", "table_size=100", "threads=2", "report_interval=1s")
 	expect(t, r, 0, "Dropping table 'sbtest.rand_t8'...")
 	if n := count("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sbtest'"); n != 0 {
 		t.Errorf("%d tables left in sbtest after a run without keep", n)
