@@ -224,6 +224,15 @@ func (v Values) Duration(name string) time.Duration { d, _ := v[name].(time.Dura
 // Codes is a Codes option's value.
 func (v Values) Codes(name string) []uint16 { c, _ := v[name].([]uint16); return c }
 
+// Segment is a segment option's value ("i/n"): the whole load when it is
+// empty.
+func (v Values) Segment(name string) (bench.Segment, error) {
+	if s := v.String(name); s != "" {
+		return bench.ParseSegment(s)
+	}
+	return bench.Segment{}, nil
+}
+
 // Tags is a Tags option's value.
 func (v Values) Tags(name string) map[string]string { t, _ := v[name].(map[string]string); return t }
 

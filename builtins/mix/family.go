@@ -104,12 +104,9 @@ func (Family) Run(v family.Values) (family.Run, error) {
 	if o.Time == 0 && o.Events == 0 {
 		return nil, fmt.Errorf("give a time or a number of events (both are 0: the run would never end)")
 	}
-	if s := v.String("segment"); s != "" {
-		seg, err := bench.ParseSegment(s)
-		if err != nil {
-			return nil, err
-		}
-		o.Segment = seg
+	var err error
+	if o.Segment, err = v.Segment("segment"); err != nil {
+		return nil, err
 	}
 	return &configuredRun{m: m, o: o}, nil
 }

@@ -197,13 +197,11 @@ func (Family) Run(v family.Values) (family.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{c: c, wl: wl}
-	if s := v.String("segment"); s != "" {
-		if r.seg, err = bench.ParseSegment(s); err != nil {
-			return nil, err
-		}
+	seg, err := v.Segment("segment")
+	if err != nil {
+		return nil, err
 	}
-	return r, nil
+	return &run{c: c, wl: wl, seg: seg}, nil
 }
 
 // Label implements family.Run: workload-t<threads>.

@@ -153,10 +153,7 @@ func (Family) Run(v family.Values) (family.Run, error) {
 		return nil, fmt.Errorf("isolation must be \"read uncommitted\", \"read committed\", \"repeatable read\", \"serializable\" or \"\" (the server's), not %q", isolation)
 	}
 	ignored, _ := v["ignore_errors"].(IgnoredErrors)
-	seg, err := bench.ParseSegment(v.String("segment"))
-	if v.String("segment") == "" {
-		seg, err = bench.Segment{}, nil
-	}
+	seg, err := v.Segment("segment")
 	if err != nil {
 		return nil, err
 	}

@@ -68,15 +68,6 @@ func (v *LoadValue) AttrNames() []string { return []string{"command", "family", 
 // NewLoad returns l as a plan value.
 func NewLoad(l *Load) starlark.Value { return &LoadValue{Load: l} }
 
-// DurationSeconds is a whole-seconds duration for a family whose options
-// hold seconds (sysbench's time= and report_interval=).
-func DurationSeconds(what string, d time.Duration) (int64, error) {
-	if d <= 0 || d%time.Second != 0 {
-		return 0, fmt.Errorf("%s must be a positive whole number of seconds, got %v", what, d)
-	}
-	return int64(d / time.Second), nil
-}
-
 // partSeed is the seed of part k (0-based) of a together step whose seed
 // is stepSeed, for parts the plan gave no seed of their own: each part
 // its own stream, the same step seed the same streams.

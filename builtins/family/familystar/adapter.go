@@ -401,11 +401,11 @@ func Codes(v starlark.Value) ([]uint16, error) {
 // threads and events, with the seed the other segments share.
 func segmentOf(opts []family.Option, v family.Values, threads int) (bench.Segment, error) {
 	so, ok := family.ByRole(opts, family.Segment)
-	if !ok || v.String(so.Name) == "" {
+	if !ok {
 		return bench.Segment{}, nil
 	}
-	seg, err := bench.ParseSegment(v.String(so.Name))
-	if err != nil {
+	seg, err := v.Segment(so.Name)
+	if err != nil || seg.Whole() {
 		return seg, err
 	}
 	role := func(r family.Role) int64 {
@@ -557,14 +557,14 @@ func (a *Adapter) run(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		return nil, err
 	}
 	opts := a.Family.RunOptions()
-	threads, tags := int64(0), map[string]string(nil)
-	threads = int64(r.Planned().Threads)
+	threads := r.Planned().Threads
+	var tags map[string]string
 	if o, ok := family.ByRole(opts, family.TagsRole); ok {
 		tags = c.v.Tags(o.Name)
 	}
 	return benchstar.RunBuiltin(thread, b, l, func() *results.Summary {
 		// A dry run's kinds are the run's, with zero counts: a plan may read them.
-		s := &results.Summary{Workload: a.Family.Meta(c.v), Threads: int(threads), Tags: tags, Latency: results.LatencySummary{Percentiles: map[string]float64{}}}
+		s := &results.Summary{Workload: a.Family.Meta(c.v), Threads: threads, Tags: tags, Latency: results.LatencySummary{Percentiles: map[string]float64{}}}
 		for _, k := range r.Kinds() {
 			s.Kinds = append(s.Kinds, results.KindSummary{Name: k, Latency: results.LatencySummary{Percentiles: map[string]float64{}}})
 		}
@@ -608,7 +608,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// starlarkOf is a family's field as a plan reads it.
+// starlarkOf is a Go value (a family's field, a flag's value) as a plan
+// reads it.
 func starlarkOf(v any) starlark.Value {
 	switch v := v.(type) {
 	case nil:
@@ -623,6 +624,8 @@ func starlarkOf(v any) starlark.Value {
 		return starlark.Float(v)
 	case string:
 		return starlark.String(v)
+	case time.Duration:
+		return starlark.String(v.String())
 	case results.LatencySummary:
 		return benchstar.LatencyValue(v)
 	case family.Record:
@@ -645,6 +648,18 @@ func starlarkOf(v any) starlark.Value {
 		return starlark.NewList(l)
 	case []string:
 		return runner.StringList(v)
+	case []int64:
+		l := make([]starlark.Value, len(v))
+		for i, n := range v {
+			l[i] = starlark.MakeInt64(n)
+		}
+		return starlark.NewList(l)
+	case map[string]string:
+		d := starlark.NewDict(len(v))
+		for _, k := range sortedKeys(v) {
+			_ = d.SetKey(starlark.String(k), starlark.String(v[k]))
+		}
+		return d
 	}
 	return starlark.String(fmt.Sprint(v))
 }

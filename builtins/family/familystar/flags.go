@@ -1,7 +1,7 @@
 package familystar
 
 import (
-	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -41,7 +41,7 @@ func BindFlags(fs *pflag.FlagSet, commands map[string][]family.Option, skip ...s
 	sort.Strings(names)
 	for _, c := range names {
 		for _, o := range commands[c] {
-			if o.Kind == family.Value || o.Positional || contains(skip, o.Name) {
+			if o.Kind == family.Value || o.Positional || slices.Contains(skip, o.Name) {
 				continue
 			}
 			if _, seen := f.opts[o.Name]; !seen {
@@ -60,15 +60,6 @@ func BindFlags(fs *pflag.FlagSet, commands map[string][]family.Option, skip ...s
 		f.bind(o, help)
 	}
 	return f
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (f *Flags) bind(o family.Option, help string) {
@@ -142,7 +133,7 @@ func (f *Flags) Kwargs(opts []family.Option, set map[string]starlark.Value) []st
 		if _, bound := f.opts[o.Name]; !bound || !f.fs.Changed(FlagName(o.Name)) {
 			continue
 		}
-		out = append(out, starlark.Tuple{starlark.String(o.Name), starlarkFlag(o.Kind, f.Value(o.Name))})
+		out = append(out, starlark.Tuple{starlark.String(o.Name), starlarkOf(f.Value(o.Name))})
 	}
 	for _, o := range opts {
 		if v, ok := set[o.Name]; ok {
@@ -150,33 +141,4 @@ func (f *Flags) Kwargs(opts []family.Option, set map[string]starlark.Value) []st
 		}
 	}
 	return out
-}
-
-// starlarkFlag is a flag's value as the keyword the builtin takes.
-func starlarkFlag(k family.Kind, v any) starlark.Value {
-	switch v := v.(type) {
-	case int64:
-		return starlark.MakeInt64(v)
-	case float64:
-		return starlark.Float(v)
-	case string:
-		return starlark.String(v)
-	case bool:
-		return starlark.Bool(v)
-	case time.Duration:
-		return starlark.String(v.String())
-	case []int64:
-		l := make([]starlark.Value, len(v))
-		for i, n := range v {
-			l[i] = starlark.MakeInt64(n)
-		}
-		return starlark.NewList(l)
-	case map[string]string:
-		d := starlark.NewDict(len(v))
-		for k, x := range v {
-			_ = d.SetKey(starlark.String(k), starlark.String(x))
-		}
-		return d
-	}
-	return starlark.String(fmt.Sprint(v))
 }
