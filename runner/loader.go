@@ -14,6 +14,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
+	"github.com/starbench/starbench/runner/mods"
 	"github.com/starbench/starbench/runner/results"
 )
 
@@ -48,6 +49,7 @@ type loader struct {
 	stdlibPredecl starlark.StringDict
 	onSource      func(loadedSource) error
 	recorded      map[string][]byte // a recorded run's copies, by name: read instead of the files
+	mods          *mods.Graph       // pinned shared modules (@NAME//path)
 }
 
 type loadEntry struct {
@@ -71,7 +73,26 @@ func (l *loader) readSource(name string) ([]byte, error) {
 		}
 		return data, nil
 	}
+	if repo := mods.RepoOf(name); repo != "" {
+		return l.mods.Read(repo, strings.TrimPrefix(name, repo+"//"))
+	}
 	return os.ReadFile(name)
+}
+
+// readRecording reads a file the run depends on without executing it
+// (a starbench.mod or starbench.sum) and records it once, so that a rerun
+// resolves modules as this run did.
+func (l *loader) readRecording(name string) ([]byte, error) {
+	data, err := l.readSource(name)
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range l.sources {
+		if src.Name == name {
+			return data, nil
+		}
+	}
+	return data, l.record(name, data)
 }
 
 func (l *loader) stdlibList() string {
@@ -86,7 +107,10 @@ func (l *loader) stdlibList() string {
 }
 
 // resolve turns a load() argument into a canonical module name: stdlib
-// names stay as they are; other names are paths relative to the loading file.
+// names stay as they are; @NAME//path becomes @REPO//path, REPO the
+// repository NAME is pinned to in the loading file's scope; other names
+// are paths relative to the loading file (inside its repository for a
+// module's file).
 func (l *loader) resolve(from, module string) (string, error) {
 	if strings.HasPrefix(module, StdlibPrefix) {
 		clean := path.Clean(strings.TrimPrefix(module, StdlibPrefix))
@@ -95,12 +119,34 @@ func (l *loader) resolve(from, module string) (string, error) {
 		}
 		return StdlibPrefix + clean, nil
 	}
-	if strings.HasPrefix(module, "@") {
-		return "", fmt.Errorf("unknown repository in %q: only %s is served", module, StdlibPrefix)
+	scope := mods.RepoOf(from)
+	if rest, ok := strings.CutPrefix(module, "@"); ok {
+		name, rel, ok := strings.Cut(rest, "//")
+		if !ok || name == "" {
+			return "", fmt.Errorf("%q: a shared module is named @NAME//path.star", module)
+		}
+		repo, err := l.mods.Repo(scope, name)
+		if err != nil {
+			return "", err
+		}
+		clean, err := mods.CleanPath("@"+name, rel)
+		if err != nil {
+			return "", err
+		}
+		return repo + "//" + clean, nil
 	}
 	if strings.HasPrefix(from, StdlibPrefix) {
 		// Standard library modules load their siblings.
 		return l.resolve("", StdlibPrefix+path.Join(path.Dir(strings.TrimPrefix(from, StdlibPrefix)), module))
+	}
+	if scope != "" {
+		// A module's files load their siblings, inside the repository.
+		dir := path.Dir(strings.TrimPrefix(from, scope+"//"))
+		clean, err := mods.CleanPath(scope, path.Join(dir, module))
+		if err != nil {
+			return "", err
+		}
+		return scope + "//" + clean, nil
 	}
 	if filepath.IsAbs(module) {
 		return filepath.Clean(module), nil
@@ -151,7 +197,8 @@ func (l *loader) load(thread *starlark.Thread, name string) (starlark.StringDict
 // record keeps a loaded file for the manifest and the results directory.
 func (l *loader) record(name string, data []byte) error {
 	sum := sha256.Sum256(data)
-	src := loadedSource{&results.SourceFile{Name: name, Stored: l.storedName(name), SHA256: hex.EncodeToString(sum[:]), Bytes: len(data)}, data}
+	src := loadedSource{&results.SourceFile{Name: name, Stored: l.storedName(name), SHA256: hex.EncodeToString(sum[:]), Bytes: len(data),
+		Module: mods.RepoOf(name)}, data}
 	l.sources = append(l.sources, src)
 	if l.onSource != nil {
 		return l.onSource(src)
@@ -160,10 +207,14 @@ func (l *loader) record(name string, data []byte) error {
 }
 
 // storedName is where a source's copy lives inside the results directory:
-// sources/<path relative to the plan's folder>, sources/@stdlib/<name>.
+// sources/<path relative to the plan's folder>, sources/@stdlib/<name>,
+// sources/@team/<path> for a pinned module's file.
 func (l *loader) storedName(name string) string {
 	if rest, ok := strings.CutPrefix(name, StdlibPrefix); ok {
 		return path.Join("sources", "@stdlib", rest)
+	}
+	if repo := mods.RepoOf(name); repo != "" {
+		return path.Join("sources", repo, strings.TrimPrefix(name, repo+"//"))
 	}
 	rel, err := filepath.Rel(l.planDir, name)
 	if err != nil {

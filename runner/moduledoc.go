@@ -32,10 +32,14 @@ var LanguageDoc = ModuleDoc{
 				"of them; it is needed when the default is None or an empty list."},
 		{Name: "main", Signature: "def main(p): ...",
 			Doc: "The plan's entry point, called once with the resolved parameters as a struct (p.threads, p.time, ...)."},
-		{Name: "load", Signature: "load(\"@stdlib//helpers.star\", \"helpers\") / load(\"lib/common.star\", \"x\")",
-			Doc: "Loads a module: @stdlib// names are served from the standard library built into starbench; other names are " +
-				"paths relative to the loading file. Each module runs once per run; a load cycle is an error. Every loaded file " +
-				"is copied into the results folder and listed with its sha256 in manifest.json."},
+		{Name: "load", Signature: "load(\"@stdlib//helpers.star\", \"helpers\") / load(\"@team//matrix.star\", \"x\") / load(\"lib/common.star\", \"x\")",
+			Doc: "Loads a module: @stdlib// names are served from the standard library built into starbench; @NAME// names " +
+				"are shared modules, pinned to a git repository and commit in starbench.mod beside the plan ('starbench mod add " +
+				"NAME URL[@REF]'), fetched into a per-user cache and checked against starbench.sum on every use; other names are " +
+				"paths relative to the loading file (inside its repository for a shared module's file). A shared module's own " +
+				"@NAME loads follow its repository's starbench.mod, except that the plan's pin of a repository wins. Each module " +
+				"runs once per run; a load cycle is an error. Every loaded file is copied into the results folder and listed " +
+				"with its sha256 in manifest.json, a shared module's with the repository, commit and tree hash it came from."},
 		{Name: "struct", Signature: "struct(**fields)",
 			Doc: "Makes an immutable value with the given attributes, e.g. to group a module's functions."},
 		{Name: "json", Signature: "json.encode(x) / json.decode(s) / json.indent(s)",

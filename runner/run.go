@@ -17,6 +17,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/internal/redact"
+	"github.com/starbench/starbench/runner/mods"
 	"github.com/starbench/starbench/runner/results"
 )
 
@@ -169,6 +170,8 @@ func (r *Run) setUpLoader(planName string, recorded map[string][]byte) starlark.
 		stdlib: r.opts.Stdlib, planDir: filepath.Dir(planName), cache: map[string]*loadEntry{},
 		onSource: r.storeSource, recorded: recorded,
 	}
+	r.loader.mods = mods.NewGraph(r.ctx, filepath.Dir(planName), nil, r.loader.readRecording)
+	r.loader.mods.Notify = r.moduleNote
 	predeclared := starlark.StringDict{}
 	for k, v := range r.opts.Predeclared {
 		predeclared[k] = v
@@ -423,6 +426,7 @@ func (r *Run) writeManifestLocked() error {
 	if r.dir == "" {
 		return nil
 	}
+	r.manifest.Modules = r.moduleRecords()
 	if r.params != nil {
 		r.manifest.Params = r.params.Resolved()
 		r.manifest.ParamTypes = map[string]string{}
@@ -434,6 +438,28 @@ func (r *Run) writeManifestLocked() error {
 }
 
 func (r *Run) redact(s string) string { return r.redactor.Redact(s) }
+
+// moduleRecords lists the pinned modules the run loaded from, for the
+// manifest.
+func (r *Run) moduleRecords() []*results.ModuleRecord {
+	if r.loader == nil || r.loader.mods == nil {
+		return nil
+	}
+	var out []*results.ModuleRecord
+	for _, m := range r.loader.mods.Used() {
+		out = append(out, &results.ModuleRecord{Name: m.Display, URL: m.Pin.URL, Commit: m.Pin.Commit, Ref: m.Pin.Ref,
+			TreeSHA256: m.Hash, PinnedBy: m.PinnedBy, Note: m.Note})
+	}
+	return out
+}
+
+// moduleNote says, as the run goes, that a module's pin gave way to the
+// plan's.
+func (r *Run) moduleNote(note string) {
+	note = "note: " + r.redact(note)
+	fmt.Fprintln(r.stderr, note)
+	r.logf("%s", note)
+}
 
 // print is the thread's print(): plan output goes to stdout (through the
 // live view, if any) and output.log.

@@ -419,7 +419,7 @@ func TestLoadCycleAndMissingModule(t *testing.T) {
 		t.Errorf("missing stdlib module: %v", r.err)
 	}
 	r = evalPlan(t, map[string]string{"plan.star": "load(\"@other//x.star\", \"x\")\ndef main(p):\n    pass\n"}, Options{})
-	if !errors.As(r.err, &planErr) || !strings.Contains(r.err.Error(), "only @stdlib// is served") {
+	if !errors.As(r.err, &planErr) || !strings.Contains(r.err.Error(), "@other is not declared in") {
 		t.Errorf("unknown repository: %v", r.err)
 	}
 }

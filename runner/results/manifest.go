@@ -25,6 +25,7 @@ type Manifest struct {
 	Tool        ToolInfo          `json:"tool"`
 	Plan        string            `json:"plan"`
 	Sources     []*SourceFile     `json:"sources"`
+	Modules     []*ModuleRecord   `json:"modules,omitempty"` // the pinned shared modules the sources came from
 	Files       []*SavedFile      `json:"files,omitempty"` // what the plan saved (save())
 	Params      map[string]any    `json:"params"`
 	ParamTypes  map[string]string `json:"param_types"`
@@ -69,6 +70,22 @@ type SourceFile struct {
 	Stored string `json:"stored"` // copy inside the results folder (sources/...)
 	SHA256 string `json:"sha256"`
 	Bytes  int    `json:"bytes"`
+	// Module is the pinned shared module the file came from ("@team"; see
+	// Manifest.Modules), "" for the plan's own files and the standard
+	// library's.
+	Module string `json:"module,omitempty"`
+}
+
+// ModuleRecord is a pinned shared module a run loaded files from: where
+// they came from, exactly.
+type ModuleRecord struct {
+	Name       string `json:"name"`   // "@team", as the sources' Module fields name it
+	URL        string `json:"url"`    // the git repository
+	Commit     string `json:"commit"` // the commit the files are from
+	Ref        string `json:"ref,omitempty"`
+	TreeSHA256 string `json:"tree_sha256,omitempty"` // the tree's hash in starbench.sum
+	PinnedBy   string `json:"pinned_by"`             // "starbench.mod" (the plan's) or "@x's starbench.mod"
+	Note       string `json:"note,omitempty"`        // another pin of the repository that was not used, and why
 }
 
 // SavedFile is a file the plan saved into the results folder (a

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/starbench/starbench/internal/testutil/gittest"
+)
+
+// modEnv is the environment of a test using shared modules: a cache of its
+// own, git kept from the user's configuration, no default target.
+func modEnv(t *testing.T) []string {
+	return append(gittest.Env(), "STARBENCH_CACHE="+filepath.Join(t.TempDir(), "cache"), "STARBENCH_TARGET=")
+}
+
+// writePlan writes a plan file into dir and returns its path.
+func writePlan(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const levelsPlan = `load("@team//matrix.star", "LEVELS")
+def main(p):
+    print("levels", LEVELS)
+`
+
+// A plan loads a shared module at the commit its starbench.mod pins: a new
+// commit in the repository changes nothing until 'mod update'; the
+// results folder keeps the module's file and says which commit it came
+// from; a changed cache is refused.
+func TestSharedModulePinnedUntilUpdate(t *testing.T) {
+	repo := gittest.New(t)
+	c1 := repo.Commit("levels 1 2", map[string]string{"matrix.star": "LEVELS = [1, 2]\n"})
+	env := modEnv(t)
+	dir := filepath.Join(t.TempDir(), "plans")
+	plan := writePlan(t, dir, "plan.star", levelsPlan)
+
+	r := starbench(t, env, "mod", "add", "team", repo.URL(), "--dir", dir)
+	expect(t, r, 0, "@team: pinned "+repo.URL()+" at main (commit "+c1+")")
+	mod, _ := os.ReadFile(filepath.Join(dir, "starbench.mod"))
+	if !strings.Contains(string(mod), "team  "+repo.URL()+"  "+c1+"  refs/heads/main") {
+		t.Errorf("starbench.mod:\n%s", mod)
+	}
+	sum, _ := os.ReadFile(filepath.Join(dir, "starbench.sum"))
+	if !strings.Contains(string(sum), repo.URL()+" "+c1+" sha256:") {
+		t.Errorf("starbench.sum:\n%s", sum)
+	}
+
+	out1 := outDir(t)
+	expect(t, starbench(t, env, "run", plan, "--out", out1), 0, "levels [1, 2]")
+	m := readManifest(t, out1)
+	if len(m.Modules) != 1 || m.Modules[0].Name != "@team" || m.Modules[0].Commit != c1 || m.Modules[0].URL != repo.URL() ||
+		!strings.HasPrefix(m.Modules[0].TreeSHA256, "sha256:") || m.Modules[0].PinnedBy != "starbench.mod" {
+		t.Errorf("manifest modules: %+v", m.Modules)
+	}
+	stored := ""
+	for _, s := range m.Sources {
+		if s.Name == "@team//matrix.star" && s.Module == "@team" {
+			stored = s.Stored
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(out1, filepath.FromSlash(stored))); stored == "" || err != nil || string(data) != "LEVELS = [1, 2]\n" {
+		t.Errorf("the module's copy %q: %q %v (sources %+v)", stored, data, err, m.Sources)
+	}
+
+	c2 := repo.Commit("levels 3", map[string]string{"matrix.star": "LEVELS = [3]\n"})
+	expect(t, starbench(t, env, "run", plan, "--out", outDir(t)), 0, "levels [1, 2]")
+	expect(t, starbench(t, env, "mod", "update", "--dir", dir), 0, "@team: main moved from "+c1[:12]+" to "+c2[:12])
+	out2 := outDir(t)
+	expect(t, starbench(t, env, "run", plan, "--out", out2), 0, "levels [3]")
+	if m := readManifest(t, out2); len(m.Modules) != 1 || m.Modules[0].Commit != c2 {
+		t.Errorf("after update, manifest modules: %+v", m.Modules)
+	}
+	expect(t, starbench(t, env, "mod", "verify", "--dir", dir), 0, "@team  "+repo.URL()+" at main ("+c2[:12]+")", " ok")
+
+	// Someone edits the cached tree: refused, nothing run.
+	cache := strings.TrimPrefix(env[len(env)-2], "STARBENCH_CACHE=")
+	trees, _ := filepath.Glob(filepath.Join(cache, "mod", "tree", "*", c2, "matrix.star"))
+	if len(trees) != 1 {
+		t.Fatalf("cached trees: %v", trees)
+	}
+	if err := os.WriteFile(trees[0], []byte("LEVELS = [999]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out3 := outDir(t)
+	r = starbench(t, env, "run", plan, "--out", out3)
+	expect(t, r, 2, "@team: the cached tree of "+repo.URL()+" at "+c2[:12], "does not match its hash in starbench.sum")
+	if strings.Contains(r.stdout, "999") {
+		t.Errorf("the tampered module ran:\n%s", r.stdout)
+	}
+	if _, err := os.Stat(out3); !os.IsNotExist(err) {
+		t.Errorf("a refused run made its results folder: %v", err)
+	}
+	expect(t, starbench(t, env, "mod", "verify", "--dir", dir), 2, "does not match its hash")
+}
+
+// The bad inputs of shared modules: each one message naming the module and
+// what to do, exit 2, nothing run.
+func TestSharedModuleBadInput(t *testing.T) {
+	repo := gittest.New(t)
+	c1 := repo.Commit("one", map[string]string{"matrix.star": "LEVELS = [1]\n"})
+	repo.Tag("v1", c1)
+	env := modEnv(t)
+	dir := filepath.Join(t.TempDir(), "plans")
+	plan := writePlan(t, dir, "plan.star", levelsPlan)
+
+	t.Run("undeclared", func(t *testing.T) {
+		expect(t, starbench(t, env, "check", plan), 2, "@team is not declared in "+filepath.Join(dir, "starbench.mod"), "starbench mod add team URL[@REF]")
+	})
+	expect(t, starbench(t, env, "mod", "add", "team", repo.URL()+"@v1", "--dir", dir), 0, "at v1 (commit "+c1+")")
+
+	t.Run("moved tag", func(t *testing.T) {
+		c2 := repo.Commit("two", map[string]string{"matrix.star": "LEVELS = [2]\n"})
+		repo.Tag("v1", c2)
+		cold := append(modEnv(t), gittest.Env()...) // a cache that lacks the tree
+		r := starbench(t, cold, "run", plan, "--out", outDir(t))
+		expect(t, r, 2, "@team: the tag v1 of "+repo.URL()+" was pinned at "+c1[:12]+" and now names "+c2[:12], "starbench mod update team")
+		if strings.Contains(r.stdout, "levels") {
+			t.Errorf("a plan ran on a moved tag:\n%s", r.stdout)
+		}
+		expect(t, starbench(t, env, "mod", "verify", "--dir", dir), 2, "now names "+c2[:12])
+		repo.Tag("v1", c1)
+	})
+	t.Run("no such commit", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "plans")
+		writePlan(t, bad, "plan.star", levelsPlan)
+		missing := strings.Repeat("ab", 20)
+		writePlan(t, bad, "starbench.mod", "team "+repo.URL()+" "+missing+"\n")
+		r := starbench(t, env, "check", filepath.Join(bad, "plan.star"))
+		expect(t, r, 2, "@team: commit "+missing+" does not exist in "+repo.URL(), "starbench mod add")
+	})
+	t.Run("unreachable", func(t *testing.T) {
+		r := starbench(t, env, "mod", "add", "other", "file:///nonexistent/repo.git", "--dir", t.TempDir())
+		expect(t, r, 2, "@other: git cannot reach file:///nonexistent/repo.git")
+	})
+	t.Run("git missing", func(t *testing.T) {
+		cold := append(modEnv(t), "PATH=/nonexistent")
+		expect(t, starbench(t, cold, "check", plan), 2, "@team: fetching a shared module needs the git command", "apt-get install git")
+	})
+	t.Run("bad mod file", func(t *testing.T) {
+		bad := t.TempDir()
+		writePlan(t, bad, "plan.star", levelsPlan)
+		writePlan(t, bad, "starbench.mod", "team "+repo.URL()+" v1\n")
+		expect(t, starbench(t, env, "check", filepath.Join(bad, "plan.star")), 2, "starbench.mod:1: @team: \"v1\" is not a full commit id")
+	})
+}
+
+// Two repositories whose files load each other: the plan's pin wins over
+// the module's (the run says so), and the load cycle across them is one
+// clear error.
+func TestSharedModulesAcrossRepositories(t *testing.T) {
+	env := modEnv(t)
+	lib := gittest.New(t)
+	l1 := lib.Commit("one", map[string]string{"util.star": "def label(x):\n    return \"v1:\" + x\n"})
+	l2 := lib.Commit("two", map[string]string{"util.star": "def label(x):\n    return \"v2:\" + x\n"})
+
+	team := gittest.New(t)
+	team.Commit("team", map[string]string{
+		"matrix.star":   "load(\"@lib//util.star\", \"label\")\nLEVELS = [label(\"a\")]\n",
+		"starbench.mod": "lib " + lib.URL() + " " + l1 + "\n",
+	})
+	dir := filepath.Join(t.TempDir(), "plans")
+	plan := writePlan(t, dir, "plan.star", levelsPlan)
+	expect(t, starbench(t, env, "mod", "add", "team", team.URL(), "--dir", dir), 0)
+	out := outDir(t)
+	expect(t, starbench(t, env, "run", plan, "--out", out), 0, `levels ["v1:a"]`)
+
+	// The plan pins lib itself, at another commit: the plan's pin wins.
+	expect(t, starbench(t, env, "mod", "add", "shared-lib", lib.URL()+"@"+l2, "--dir", dir), 0)
+	out = outDir(t)
+	r := starbench(t, env, "run", plan, "--out", out)
+	expect(t, r, 0, `levels ["v2:a"]`,
+		"note: @team's starbench.mod pins "+lib.URL()+" at "+l1[:12]+" (as @lib); the plan's starbench.mod pins it at "+l2[:12]+" (as @shared-lib), which is used")
+	m := readManifest(t, out)
+	var got []string
+	for _, mod := range m.Modules {
+		got = append(got, mod.Name+" "+mod.Commit[:12]+" "+mod.PinnedBy)
+		if mod.Name == "@shared-lib" && !strings.Contains(mod.Note, "which is used") {
+			t.Errorf("the manifest does not say why: %+v", mod)
+		}
+	}
+	if strings.Join(got, ", ") != "@team "+readPin(t, dir, "team")[:12]+" starbench.mod, @shared-lib "+l2[:12]+" starbench.mod" {
+		t.Errorf("manifest modules: %s", strings.Join(got, ", "))
+	}
+
+	// lib's newest commit loads team back: a cycle across the two.
+	l3 := lib.Commit("cycle", map[string]string{
+		"util.star":     "load(\"@team//matrix.star\", \"LEVELS\")\ndef label(x):\n    return x\n",
+		"starbench.mod": "team " + team.URL() + " " + readPin(t, dir, "team") + "\n",
+	})
+	expect(t, starbench(t, env, "mod", "add", "shared-lib", lib.URL()+"@"+l3, "--dir", dir), 0)
+	expect(t, starbench(t, env, "check", plan), 2, "load cycle: @team//matrix.star -> @shared-lib//util.star -> @team//matrix.star")
+}
+
+// readPin is the commit dir's starbench.mod pins name at.
+func readPin(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "starbench.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == name {
+			return f[2]
+		}
+	}
+	t.Fatalf("no pin of %s in\n%s", name, data)
+	return ""
+}

@@ -1,0 +1,241 @@
+// Package mods owns pinned shared modules: the starbench.mod file that
+// names the git repositories a plan loads as @NAME//path.star and the
+// commit each is pinned at, the starbench.sum file with the content hash of
+// every pinned tree, the per-user cache those trees are fetched into with
+// git, and the resolution of a load to one pinned tree (the plan's own
+// pins winning over its modules' pins of the same repository).
+//
+// It is a core: it knows nothing of Starlark; the runner's loader asks it
+// for module files by repository and path.
+package mods
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// ModFileName and SumFileName are the files beside a plan (and at the root
+// of a shared module's repository) that declare and verify its pins.
+const (
+	ModFileName = "starbench.mod"
+	SumFileName = "starbench.sum"
+)
+
+// Pin is one line of starbench.mod: a shared module's name, its git URL,
+// the commit it is pinned at, and the tag or branch the commit was resolved
+// from ("" when a commit was given).
+type Pin struct {
+	Name   string
+	URL    string
+	Commit string
+	Ref    string // refs/tags/v1.2, refs/heads/main, or ""
+}
+
+// RefLabel is the pin's ref as a user writes it: v1.2, main, or the short
+// commit when it was pinned by commit.
+func (p Pin) RefLabel() string {
+	if p.Ref == "" {
+		return ShortCommit(p.Commit)
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(p.Ref, "refs/tags/"), "refs/heads/")
+}
+
+// ModFile is a parsed starbench.mod: its pins in file order.
+type ModFile struct {
+	Pins []Pin
+}
+
+// Lookup returns the pin called name.
+func (m *ModFile) Lookup(name string) (Pin, bool) {
+	if m == nil {
+		return Pin{}, false
+	}
+	for _, p := range m.Pins {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Pin{}, false
+}
+
+// Names lists the declared names, for messages.
+func (m *ModFile) Names() []string {
+	var names []string
+	if m != nil {
+		for _, p := range m.Pins {
+			names = append(names, "@"+p.Name)
+		}
+	}
+	return names
+}
+
+// Set adds or replaces the pin of the same name.
+func (m *ModFile) Set(p Pin) {
+	for i := range m.Pins {
+		if m.Pins[i].Name == p.Name {
+			m.Pins[i] = p
+			return
+		}
+	}
+	m.Pins = append(m.Pins, p)
+}
+
+var (
+	namePattern   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+	commitPattern = regexp.MustCompile(`^[0-9a-f]{40}$`)
+)
+
+// CheckName refuses a module name load() could not use, and "stdlib",
+// which is the built-in standard library's.
+func CheckName(name string) error {
+	if !namePattern.MatchString(name) {
+		return fmt.Errorf("module name %q: use a letter, then letters, digits, '_', '.' or '-'", name)
+	}
+	if name == "stdlib" {
+		return fmt.Errorf("module name %q is the built-in standard library's; choose another", name)
+	}
+	return nil
+}
+
+// IsCommit says whether s is a full (40 hex digit) commit id.
+func IsCommit(s string) bool { return commitPattern.MatchString(s) }
+
+// ShortCommit is a commit's first 12 hex digits, as messages show it.
+func ShortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// ParseMod reads starbench.mod: one pin per line, NAME URL COMMIT [REF];
+// '#' starts a comment. file names the file in errors (file:line: ...).
+func ParseMod(file string, data []byte) (*ModFile, error) {
+	m := &ModFile{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) < 3 || len(fields) > 4 {
+			return nil, fmt.Errorf("%s:%d: want NAME URL COMMIT [REF], got %q", file, n, strings.TrimSpace(line))
+		}
+		p := Pin{Name: fields[0], URL: fields[1], Commit: fields[2]}
+		if len(fields) == 4 {
+			p.Ref = fields[3]
+		}
+		if err := CheckName(p.Name); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", file, n, err)
+		}
+		if !IsCommit(p.Commit) {
+			return nil, fmt.Errorf("%s:%d: @%s: %q is not a full commit id (40 hex digits); 'starbench mod add %s %s@REF' resolves a tag or branch to one",
+				file, n, p.Name, p.Commit, p.Name, p.URL)
+		}
+		if p.Ref != "" && !strings.HasPrefix(p.Ref, "refs/") {
+			return nil, fmt.Errorf("%s:%d: @%s: the ref %q is not a full ref name (refs/tags/... or refs/heads/...)", file, n, p.Name, p.Ref)
+		}
+		if _, dup := m.Lookup(p.Name); dup {
+			return nil, fmt.Errorf("%s:%d: @%s is declared twice", file, n, p.Name)
+		}
+		m.Pins = append(m.Pins, p)
+	}
+	return m, sc.Err()
+}
+
+const modHeader = `# Shared modules the plans in this folder load as @NAME//path.star: NAME URL COMMIT [REF].
+# 'starbench mod add NAME URL[@REF]' pins one; 'starbench mod update [NAME]' moves a pin to
+# where its tag or branch is now; 'starbench mod verify' checks the cached trees.
+`
+
+// Format writes starbench.mod, aligned, with a header saying what it is.
+func (m *ModFile) Format() []byte {
+	var b bytes.Buffer
+	b.WriteString(modHeader)
+	wName, wURL := 0, 0
+	for _, p := range m.Pins {
+		wName, wURL = max(wName, len(p.Name)), max(wURL, len(p.URL))
+	}
+	for _, p := range m.Pins {
+		line := fmt.Sprintf("%-*s  %-*s  %s  %s", wName, p.Name, wURL, p.URL, p.Commit, p.Ref)
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return b.Bytes()
+}
+
+// SumFile is a parsed starbench.sum: the content hash of each pinned
+// tree, by repository URL and commit.
+type SumFile struct {
+	hashes map[sumKey]string
+}
+
+type sumKey struct{ url, commit string }
+
+// Hash returns the recorded hash of url at commit.
+func (s *SumFile) Hash(url, commit string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	h, ok := s.hashes[sumKey{url, commit}]
+	return h, ok
+}
+
+// Add records a hash; it reports whether the file changed.
+func (s *SumFile) Add(url, commit, hash string) bool {
+	if s.hashes == nil {
+		s.hashes = map[sumKey]string{}
+	}
+	k := sumKey{url, commit}
+	if s.hashes[k] == hash {
+		return false
+	}
+	s.hashes[k] = hash
+	return true
+}
+
+// ParseSum reads starbench.sum: URL COMMIT HASH per line.
+func ParseSum(file string, data []byte) (*SumFile, error) {
+	s := &SumFile{hashes: map[sumKey]string{}}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) != 3 || !IsCommit(fields[1]) || !strings.HasPrefix(fields[2], hashPrefix) {
+			return nil, fmt.Errorf("%s:%d: want URL COMMIT %s<hex>, got %q", file, n, hashPrefix, strings.TrimSpace(line))
+		}
+		k := sumKey{fields[0], fields[1]}
+		if old, dup := s.hashes[k]; dup && old != fields[2] {
+			return nil, fmt.Errorf("%s:%d: %s at %s has two different hashes", file, n, fields[0], ShortCommit(fields[1]))
+		}
+		s.hashes[k] = fields[2]
+	}
+	return s, sc.Err()
+}
+
+// Format writes starbench.sum, sorted.
+func (s *SumFile) Format() []byte {
+	keys := make([]sumKey, 0, len(s.hashes))
+	for k := range s.hashes {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].url != keys[j].url {
+			return keys[i].url < keys[j].url
+		}
+		return keys[i].commit < keys[j].commit
+	})
+	var b bytes.Buffer
+	b.WriteString("# The content hash of every pinned module tree (URL COMMIT HASH), checked on every use.\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s %s %s\n", k.url, k.commit, s.hashes[k])
+	}
+	return b.Bytes()
+}
