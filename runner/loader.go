@@ -50,6 +50,9 @@ type loader struct {
 	onSource      func(loadedSource) error
 	recorded      map[string][]byte // a recorded run's copies, by name: read instead of the files
 	mods          *mods.Graph       // pinned shared modules (@NAME//path)
+	// sealed, when set, names the bundle the run's files come from: a
+	// plan file it lacks is an error, not read from disk.
+	sealed string
 }
 
 type loadEntry struct {
@@ -75,6 +78,9 @@ func (l *loader) readSource(name string) ([]byte, error) {
 	}
 	if repo := mods.RepoOf(name); repo != "" {
 		return l.mods.Read(repo, strings.TrimPrefix(name, repo+"//"))
+	}
+	if l.sealed != "" {
+		return nil, notInBundle(l.sealed, name)
 	}
 	return os.ReadFile(name)
 }
@@ -209,14 +215,16 @@ func (l *loader) record(name string, data []byte) error {
 // storedName is where a source's copy lives inside the results directory:
 // sources/<path relative to the plan's folder>, sources/@stdlib/<name>,
 // sources/@team/<path> for a pinned module's file.
-func (l *loader) storedName(name string) string {
+func (l *loader) storedName(name string) string { return storedName(l.planDir, name) }
+
+func storedName(planDir, name string) string {
 	if rest, ok := strings.CutPrefix(name, StdlibPrefix); ok {
 		return path.Join("sources", "@stdlib", rest)
 	}
 	if repo := mods.RepoOf(name); repo != "" {
 		return path.Join("sources", repo, strings.TrimPrefix(name, repo+"//"))
 	}
-	rel, err := filepath.Rel(l.planDir, name)
+	rel, err := filepath.Rel(planDir, name)
 	if err != nil {
 		rel = filepath.Base(name)
 	}

@@ -21,7 +21,15 @@ type Recorded struct {
 	Manifest results.Manifest
 	Journal  []results.JournalRecord
 	sources  map[string][]byte // by the name the plan loaded them with
+	// sealed: the plan's files come from here only (a bundle, or a results
+	// folder run as one); bundleSHA256 and bundleSeed are a bundle file's.
+	sealed       bool
+	bundleSHA256 string
+	bundleSeed   *int64
 }
+
+// Sources are the recorded copies of the plan and what it loaded, by name.
+func (rec *Recorded) Sources() map[string][]byte { return rec.sources }
 
 // LoadRecorded reads a results folder's manifest, journal and the copies
 // of the plan and modules it loaded. A folder that lacks them is a

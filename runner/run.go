@@ -48,8 +48,13 @@ type Options struct {
 	// edited plan), params and seed from its manifest, and steps the
 	// journal records as completed return their recorded results.
 	Resume *Recorded
-	// Rerun repeats a run's plan, params and seed into a new folder.
+	// Rerun repeats a run's plan, params and seed into a new folder (a
+	// bundle made with a seed repeats so too).
 	Rerun *Recorded
+	// From runs the plan a bundle or a results folder holds, afresh: its
+	// files only, its parameters with Params after them, a new seed
+	// unless Seed is given.
+	From *Recorded
 	// Entry, when set, gives what is called in place of the plan's
 	// main(p), from the globals of the file it evaluates (which then
 	// needs no main): a command that runs a module file as a plan, such
@@ -64,6 +69,12 @@ type Result struct {
 	Notes  []string      // dry-run notes: where the plan branched on placeholders
 	Params *ParamSet     // declared parameters, nil if the plan never got that far
 	Seed   int64
+	// Plan is the plan's name, Sources every file the evaluation read
+	// (the plan first... in the order read) and Modules the pinned shared
+	// modules they came from: what a bundle holds.
+	Plan    string
+	Sources []SourceCopy
+	Modules []*results.ModuleRecord
 	Status string
 	// Redact removes every secret the run knew of from a string. Use it on
 	// anything derived from the run before printing it.
@@ -121,6 +132,13 @@ func Evaluate(ctx context.Context, opts Options) (*Result, error) {
 	res := &Result{Redact: r.redact, Status: results.StatusFailed}
 	err := r.evaluate(res)
 	res.Dir, res.Steps, res.Notes, res.Params, res.Seed = r.dir, r.steps, r.notes, r.params, r.seed
+	if r.loader != nil {
+		res.Plan = r.manifest.Plan
+		for _, src := range r.loader.sources {
+			res.Sources = append(res.Sources, SourceCopy{SourceFile: *src.SourceFile, Data: src.data})
+		}
+		res.Modules = r.moduleRecords()
+	}
 	return res, err
 }
 
@@ -170,6 +188,11 @@ func (r *Run) setUpLoader(planName string, recorded map[string][]byte) starlark.
 		stdlib: r.opts.Stdlib, planDir: filepath.Dir(planName), cache: map[string]*loadEntry{},
 		onSource: r.storeSource, recorded: recorded,
 	}
+	for _, rec := range []*Recorded{r.opts.From, r.opts.Rerun} {
+		if rec != nil && rec.sealed {
+			r.loader.sealed = rec.Dir
+		}
+	}
 	r.loader.mods = mods.NewGraph(r.ctx, filepath.Dir(planName), nil, r.loader.readRecording)
 	r.loader.mods.Notify = r.moduleNote
 	predeclared := starlark.StringDict{}
@@ -211,6 +234,15 @@ func (r *Run) startManifest(planName string, data []byte) error {
 	}
 	if rec := r.opts.Rerun; rec != nil {
 		r.manifest.RerunOf = &results.RerunRecord{Dir: rec.Dir, Started: rec.Manifest.Started, Seed: rec.Manifest.Seed}
+	}
+	for _, rec := range []*Recorded{r.opts.From, r.opts.Rerun} {
+		if rec != nil && rec.sealed {
+			kind := "results"
+			if rec.bundleSHA256 != "" {
+				kind = "bundle"
+			}
+			r.manifest.From = &results.FromRecord{Path: rec.Dir, Kind: kind, SHA256: rec.bundleSHA256}
+		}
 	}
 	return r.resumeManifest(data)
 }
@@ -557,6 +589,10 @@ func drawSeed(given *int64) int64 {
 // an edited plan given as PlanFile). It also checks that -p and --seed
 // agree with the recorded run.
 func (r *Run) planSource() (name string, data []byte, recorded map[string][]byte, err error) {
+	if rec := r.opts.From; rec != nil {
+		r.opts.Params = append(append([]string{}, rec.Manifest.Overrides...), r.opts.Params...)
+		return rec.Manifest.Plan, rec.sources[rec.Manifest.Plan], rec.sources, nil
+	}
 	rec := r.opts.Resume
 	if rec == nil {
 		rec = r.opts.Rerun
@@ -573,11 +609,17 @@ func (r *Run) planSource() (name string, data []byte, recorded map[string][]byte
 		return "", nil, nil, usageErrorf("%s was run with -p %s; it repeats with the same parameters (give none, or exactly those)",
 			rec.Dir, strings.Join(quoteAll(rec.Manifest.Overrides), " -p "))
 	}
-	if r.opts.Seed != nil && *r.opts.Seed != rec.Manifest.Seed {
-		return "", nil, nil, usageErrorf("%s was run with seed %d; it repeats with that seed", rec.Dir, rec.Manifest.Seed)
+	seed := rec.Manifest.Seed
+	if rec.bundleSHA256 != "" {
+		if rec.bundleSeed == nil {
+			return "", nil, nil, usageErrorf("%s was made without --seed: it has no run to repeat; run it with 'starbench run %s' (or make it with 'starbench bundle ... --seed N')", rec.Dir, rec.Dir)
+		}
+		seed = *rec.bundleSeed
+	}
+	if r.opts.Seed != nil && *r.opts.Seed != seed {
+		return "", nil, nil, usageErrorf("%s was run with seed %d; it repeats with that seed", rec.Dir, seed)
 	}
 	r.opts.Params = rec.Manifest.Overrides
-	seed := rec.Manifest.Seed
 	r.opts.Seed = &seed
 	name, data = rec.Manifest.Plan, rec.sources[rec.Manifest.Plan]
 	if r.opts.Resume != nil {

@@ -159,7 +159,7 @@ meaningless for numbers).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usagef("%v\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(a.runCommand(), a.checkCommand(), a.paramsCommand(), a.rerunCommand(), a.modCommand())
+	root.AddCommand(a.runCommand(), a.checkCommand(), a.paramsCommand(), a.rerunCommand(), a.bundleCommand(), a.modCommand())
 	for _, f := range builtins.Families() {
 		root.AddCommand(a.familyCommand(f.Command))
 	}

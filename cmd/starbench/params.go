@@ -18,12 +18,13 @@ import (
 func (a *app) paramsCommand() *cobra.Command {
 	var f planFlags
 	cmd := &cobra.Command{
-		Use:   "params PLAN.star [-p name=value]...",
+		Use:   "params PLAN.star|BUNDLE|RESULTS_DIR [-p name=value]...",
 		Short: "Say what a plan is and what it takes: its header, parameters and targets",
 		Long: `Params prints what someone handed a plan needs to run it: the plan's header comment (the
 comment lines it starts with), its parameters with their types, defaults (or the -p values
 given) and help, and the targets it connects to, with how to give each. It evaluates the plan
-as 'starbench check' does: nothing connects and nothing is written.
+as 'starbench check' does: nothing connects and nothing is written. A bundle or a results folder
+is explained as its plan (with the parameters chosen when it was made).
 
 Exit codes: 0 ok, 1 the plan failed while being evaluated, 2 a bad command line or plan file.`,
 		Example: `  starbench params plans/seed004_tidb_insert_hotspot.star
@@ -34,7 +35,7 @@ Exit codes: 0 ok, 1 the plan failed while being evaluated, 2 a bad command line 
 			if err != nil {
 				return err
 			}
-			header, err := planHeader(args[0])
+			header, err := planHeader(opts)
 			if err != nil {
 				return usagef("%v", err)
 			}
@@ -60,12 +61,17 @@ Exit codes: 0 ok, 1 the plan failed while being evaluated, 2 a bad command line 
 	return cmd
 }
 
-// planHeader is the comment block a plan file starts with, its '#'
-// markers taken off.
-func planHeader(path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
+// planHeader is the comment block a plan file (or the plan of a bundle)
+// starts with, its '#' markers taken off.
+func planHeader(opts runner.Options) (string, error) {
+	var data []byte
+	if rec := opts.From; rec != nil {
+		data = rec.Sources()[rec.Manifest.Plan]
+	} else {
+		var err error
+		if data, err = os.ReadFile(opts.PlanFile); err != nil {
+			return "", err
+		}
 	}
 	var lines []string
 	sc := bufio.NewScanner(bytes.NewReader(data))

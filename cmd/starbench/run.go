@@ -37,13 +37,30 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "in the dry-run step list, show each step whole: every statement of a batch (SET GLOBAL lists), the content of every file a step writes (topologies, configurations)")
 }
 
-// options builds the runner options shared by run and check.
+// options builds the runner options shared by run and check. plan is a
+// .star file, a bundle or a results folder (run as a bundle).
 func (a *app) options(cmd *cobra.Command, plan string, f *planFlags) (runner.Options, error) {
 	var seed *int64
 	if cmd.Flags().Changed("seed") {
 		seed = &f.seed
 	}
-	return a.planOptions(plan, f.params, f.targets, seed)
+	opts, err := a.planOptions(plan, f.params, f.targets, seed)
+	if err != nil || plan == "" {
+		return opts, err
+	}
+	switch {
+	case runner.IsBundle(plan):
+		opts.From, err = runner.ReadBundle(plan)
+	case runner.IsResultsFolder(plan):
+		var rec *runner.Recorded
+		if rec, err = runner.LoadRecorded(plan); err == nil {
+			opts.From = rec.AsBundle()
+		}
+	}
+	if opts.From != nil {
+		opts.PlanFile = ""
+	}
+	return opts, err
 }
 
 // planOptions builds the runner options of a plan run from its file,
@@ -150,6 +167,11 @@ The results folder (--out, default results/<UTC time>-<plan>/) holds manifest.js
 version, every loaded file with its sha256 and a copy under sources/, parameters, seed, client
 host, targets with server version and global variables), journal.jsonl and output.log.
 
+PLAN may also be a bundle ('starbench bundle') or a results folder: its plan and modules are
+read from it only (from any directory, offline), with the parameters it was made with (-p
+values given here come after them) and a new seed (or --seed); the new manifest says where
+the files came from.
+
 --dry-run evaluates the plan without acting: steps return placeholders, nothing connects and
 nothing is written; the numbered step list is printed.
 
@@ -176,7 +198,7 @@ const runExample = `  starbench run plans/quickstart.star
 func (a *app) runCommand() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:     "run PLAN.star [-p name=value]... [--target DSN|embedded|sandbox:mariadb] [--out DIR] [--dry-run] [--seed N]\n  starbench run --resume DIR [--target ...] [--plan EDITED.star]",
+		Use:     "run PLAN.star|BUNDLE|RESULTS_DIR [-p name=value]... [--target DSN|embedded|sandbox:mariadb] [--out DIR] [--dry-run] [--seed N]\n  starbench run --resume DIR [--target ...] [--plan EDITED.star]",
 		Short:   "Run a plan and write its results folder",
 		Long:    runLong,
 		Example: runExample,
@@ -285,13 +307,13 @@ func (a *app) rerunCommand() *cobra.Command {
 	var f planFlags
 	var out string
 	cmd := &cobra.Command{
-		Use:   "rerun DIR [--out NEW] [--target ...]",
+		Use:   "rerun DIR|BUNDLE [--out NEW] [--target ...]",
 		Short: "Repeat a finished run exactly: its plan sources, params and seed, into a new folder",
 		Long: `Rerun runs the plan copies kept in DIR/sources again with the recorded parameters and seed,
 so every step issues the same statements (the same data in prepare, the same statement streams in
 runs), and writes a new results folder whose manifest records which run it repeats. Give the
 targets again (--target, the environment): secrets are not kept in results folders. Compare the
-two folders with 'starbench compare DIR NEW'.`,
+two folders with 'starbench compare DIR NEW'. A bundle made with --seed repeats the same way.`,
 		Example: `  starbench rerun results/20261130T101500Z-quickstart
   starbench rerun results/20261130T101500Z-seed003 --target 'root:pw@tcp(10.0.1.5:4000)/sbtest' --out results/seed003-again`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -301,7 +323,11 @@ two folders with 'starbench compare DIR NEW'.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rec, err := runner.LoadRecorded(args[0])
+			load := runner.LoadRecorded
+			if runner.IsBundle(args[0]) {
+				load = runner.ReadBundle
+			}
+			rec, err := load(args[0])
 			if err != nil {
 				return err
 			}
@@ -348,8 +374,8 @@ func exactlyOnePlan(cmd *cobra.Command, args []string) error {
 		return usagef("%s needs exactly one plan file, got %d arguments\nRun '%s --help' for usage.", cmd.Name(), len(args), cmd.CommandPath())
 	}
 	if !strings.HasSuffix(args[0], ".star") {
-		if st, err := os.Stat(args[0]); err == nil && st.IsDir() {
-			return usagef("%s is a folder; give a .star plan file", args[0])
+		if st, err := os.Stat(args[0]); err == nil && st.IsDir() && !runner.IsResultsFolder(args[0]) {
+			return usagef("%s is a folder; give a .star plan file, a bundle or a results folder", args[0])
 		}
 	}
 	return nil
@@ -358,7 +384,7 @@ func exactlyOnePlan(cmd *cobra.Command, args []string) error {
 func (a *app) checkCommand() *cobra.Command {
 	var f planFlags
 	cmd := &cobra.Command{
-		Use:   "check PLAN.star [-p name=value]...",
+		Use:   "check PLAN.star|BUNDLE|RESULTS_DIR [-p name=value]...",
 		Short: "Parse a plan, validate its parameters and list its steps without running them",
 		Long: `Check parses PLAN.star, validates -p overrides against its params(), and evaluates it in
 dry-run mode: builtins that would act record a step and return a placeholder instead. It prints

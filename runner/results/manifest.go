@@ -42,6 +42,7 @@ type Manifest struct {
 	Steps       int               `json:"steps"`
 	Resumes     []ResumeRecord    `json:"resumes,omitempty"`
 	RerunOf     *RerunRecord      `json:"rerun_of,omitempty"`
+	From        *FromRecord       `json:"from,omitempty"` // the bundle or results folder the plan's files came from
 	// Imported is true for a folder `starbench import` made from published
 	// figures or a peer tool's output (its Sources are those files): it has
 	// no plan to rerun or resume and no histograms to merge.
@@ -130,6 +131,14 @@ type RerunRecord struct {
 	Dir     string    `json:"dir"`
 	Started time.Time `json:"started"`
 	Seed    int64     `json:"seed"`
+}
+
+// FromRecord names the bundle (or results folder run as one) a run took
+// its plan and modules from.
+type FromRecord struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`             // "bundle" or "results"
+	SHA256 string `json:"sha256,omitempty"` // the bundle file's
 }
 
 // Target is what the manifest says of one target, as reports show it.
