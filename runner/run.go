@@ -75,7 +75,7 @@ type Result struct {
 	Plan    string
 	Sources []SourceCopy
 	Modules []*results.ModuleRecord
-	Status string
+	Status  string
 	// Redact removes every secret the run knew of from a string. Use it on
 	// anything derived from the run before printing it.
 	Redact func(string) string

@@ -26,7 +26,7 @@ type Manifest struct {
 	Plan        string            `json:"plan"`
 	Sources     []*SourceFile     `json:"sources"`
 	Modules     []*ModuleRecord   `json:"modules,omitempty"` // the pinned shared modules the sources came from
-	Files       []*SavedFile      `json:"files,omitempty"` // what the plan saved (save())
+	Files       []*SavedFile      `json:"files,omitempty"`   // what the plan saved (save())
 	Params      map[string]any    `json:"params"`
 	ParamTypes  map[string]string `json:"param_types"`
 	Overrides   []string          `json:"overrides,omitempty"`
