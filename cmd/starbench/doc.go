@@ -3,27 +3,39 @@ package main
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/stdlib"
 )
 
 func (a *app) docCommand() *cobra.Command {
 	var markdown bool
+	var dir string
 	cmd := &cobra.Command{
-		Use:   "doc [MODULE]",
-		Short: "Print the reference of the plan language and every builtin module",
+		Use:   "doc [MODULE | @stdlib | @stdlib//FILE.star | @NAME//FILE.star]",
+		Short: "Print the reference of the plan language, the builtin modules, the standard library and shared modules",
 		Long: `Doc prints the reference of what a plan can call, generated from the code: the language
 builtins (params, param, main, load, print, ...) and each predeclared module. Give a module
-name to see only that one; --markdown prints Markdown (as in the README).`,
+name to see only that one; --markdown prints Markdown (as in the README).
+
+@stdlib lists the standard library's modules; @stdlib//FILE.star documents one, and
+@NAME//FILE.star a shared module pinned in the starbench.mod of --dir (default: here), from
+their docstrings: the module's, and each function's it exports with its parameters.`,
 		Example: `  starbench doc
   starbench doc db
+  starbench doc @stdlib//tidb.star
+  starbench doc @team//matrix.star --dir plans/
   starbench doc --markdown > reference.md`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && strings.HasPrefix(args[0], "@") {
+				return a.starlarkDoc(cmd, args[0], dir, markdown)
+			}
 			docs := allDocs()
 			if len(args) == 1 {
 				for _, d := range docs {
@@ -48,7 +60,57 @@ name to see only that one; --markdown prints Markdown (as in the README).`,
 		},
 	}
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print Markdown")
+	cmd.Flags().StringVar(&dir, "dir", ".", "with @NAME//FILE.star: the folder whose starbench.mod pins NAME")
 	return cmd
+}
+
+// starlarkDoc documents standard library modules (@stdlib, @stdlib//x.star)
+// and pinned shared ones (@NAME//x.star) from their docstrings.
+func (a *app) starlarkDoc(cmd *cobra.Command, module, dir string, markdown bool) error {
+	var names []string
+	read := func(name string) ([]byte, error) {
+		return fs.ReadFile(stdlib.FS, strings.TrimPrefix(name, runner.StdlibPrefix))
+	}
+	switch {
+	case module == "@stdlib":
+		files, _ := fs.Glob(stdlib.FS, "*.star")
+		for _, f := range files {
+			names = append(names, runner.StdlibPrefix+f)
+		}
+	case strings.HasPrefix(module, runner.StdlibPrefix):
+		names = []string{module}
+	default:
+		name, rel, ok := strings.Cut(strings.TrimPrefix(module, "@"), "//")
+		if !ok {
+			return usagef("doc %s: a shared module is named @NAME//path.star", module)
+		}
+		g := a.modGraph(cmd.Context(), dir)
+		repo, err := g.Repo("", name)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		read = func(string) ([]byte, error) { return g.Read(repo, rel) }
+		names = []string{module}
+	}
+	for i, name := range names {
+		src, err := read(name)
+		if err != nil {
+			if strings.HasPrefix(name, runner.StdlibPrefix) {
+				files, _ := fs.Glob(stdlib.FS, "*.star")
+				return usagef("no module %s in the standard library (it has %s)", name, strings.Join(files, ", "))
+			}
+			return usagef("%v", err)
+		}
+		d, err := runner.StarlarkDoc(name, src)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		writeDoc(a.stdout, d, markdown)
+	}
+	return nil
 }
 
 func allDocs() []runner.ModuleDoc {
@@ -60,6 +122,10 @@ func allDocs() []runner.ModuleDoc {
 }
 
 func writeDoc(w io.Writer, d runner.ModuleDoc, markdown bool) {
+	if d.Verbatim {
+		writeVerbatimDoc(w, d, markdown)
+		return
+	}
 	if markdown {
 		fmt.Fprintf(w, "### `%s`\n\n%s\n\n", d.Name, d.Summary)
 		for _, f := range d.Funcs {
@@ -70,6 +136,24 @@ func writeDoc(w io.Writer, d runner.ModuleDoc, markdown bool) {
 	fmt.Fprintf(w, "%s\n%s\n%s\n", d.Name, strings.Repeat("=", len(d.Name)), wrap(d.Summary, 0))
 	for _, f := range d.Funcs {
 		fmt.Fprintf(w, "\n  %s\n%s\n", f.Signature, wrap(f.Doc, 6))
+	}
+}
+
+// writeVerbatimDoc prints a .star module's docs as written.
+func writeVerbatimDoc(w io.Writer, d runner.ModuleDoc, markdown bool) {
+	if markdown {
+		fmt.Fprintf(w, "### `%s`\n\n```\n%s\n```\n\n", d.Name, d.Summary)
+		for _, f := range d.Funcs {
+			fmt.Fprintf(w, "- `%s`\n\n```\n%s\n```\n\n", f.Signature, f.Doc)
+		}
+		return
+	}
+	fmt.Fprintf(w, "%s\n%s\n%s\n", d.Name, strings.Repeat("=", len(d.Name)), d.Summary)
+	for _, f := range d.Funcs {
+		fmt.Fprintf(w, "\n  %s\n", f.Signature)
+		for _, line := range strings.Split(f.Doc, "\n") {
+			fmt.Fprintln(w, strings.TrimRight("      "+line, " "))
+		}
 	}
 }
 

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/starbench/starbench/internal/testutil/gittest"
+	"github.com/starbench/starbench/stdlib"
 )
 
 // modEnv is the environment of a test using shared modules: a cache of its
@@ -81,6 +83,20 @@ func TestSharedModulePinnedUntilUpdate(t *testing.T) {
 		t.Errorf("after update, manifest modules: %+v", m.Modules)
 	}
 	expect(t, starbench(t, env, "mod", "verify", "--dir", dir), 0, "@team  "+repo.URL()+" at main ("+c2[:12]+")", " ok")
+
+	// starbench doc reads the pinned module's docstrings.
+	repo.Commit("documented", map[string]string{"matrix.star": "\"\"\"The team's matrix.\n\n    load(\"@team//matrix.star\", \"LEVELS\")\n\nLevels for every plan.\n\"\"\"\n" +
+		"LEVELS = [3]\n\ndef scaled(levels, factor = 2):\n    \"\"\"Each level times factor.\"\"\"\n    return [l * factor for l in levels]\n\n" +
+		"def _hidden():\n    pass\n"})
+	expect(t, starbench(t, env, "mod", "update", "team", "--dir", dir), 0, "@team: main moved from "+c2[:12])
+	r = starbench(t, env, "doc", "@team//matrix.star", "--dir", dir)
+	expect(t, r, 0, "@team//matrix.star\n==================\nThe team's matrix.\n\n    load(\"@team//matrix.star\", \"LEVELS\")",
+		"  scaled(levels, factor = 2)\n      Each level times factor.")
+	if strings.Contains(r.stdout, "_hidden") {
+		t.Errorf("doc shows a private function:\n%s", r.stdout)
+	}
+	expect(t, starbench(t, env, "doc", "@nope//x.star", "--dir", dir), 2, "@nope is not declared in")
+	c2 = readPin(t, dir, "team")
 
 	// Someone edits the cached tree: refused, nothing run.
 	cache := strings.TrimPrefix(env[len(env)-2], "STARBENCH_CACHE=")
@@ -215,4 +231,24 @@ func readPin(t *testing.T, dir, name string) string {
 	}
 	t.Fatalf("no pin of %s in\n%s", name, data)
 	return ""
+}
+
+// starbench doc documents the standard library's modules from their
+// docstrings: all of them, or one.
+func TestDocStdlibModules(t *testing.T) {
+	files, err := fs.Glob(stdlib.FS, "*.star")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("stdlib files: %v %v", files, err)
+	}
+	r := starbench(t, nil, "doc", "@stdlib")
+	expect(t, r, 0)
+	for _, f := range files {
+		if !strings.Contains(r.stdout, "@stdlib//"+f+"\n===") {
+			t.Errorf("doc @stdlib lacks %s", f)
+		}
+	}
+	expect(t, starbench(t, nil, "doc", "@stdlib//datadir.star"), 0,
+		"  datadir.restore(snap)\n      Stops, replaces every directory by its copy",
+		"\n    datadir.restore(snap)      # before every level")
+	expect(t, starbench(t, nil, "doc", "@stdlib//nope.star"), 2, "no module @stdlib//nope.star in the standard library (it has datadir.star")
 }
