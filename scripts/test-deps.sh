@@ -56,6 +56,8 @@ needs=(
   "sysbench sysbench"
   "sshd openssh-server"
   "ssh-keygen openssh-client"
+  "ssh-agent openssh-client"
+  "git git"
   "pgrep procps"
   "chromium chromium"
   "haproxy haproxy"

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/starbench/starbench/internal/testutil/gittest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/internal/testutil/sshtest"
 	"github.com/starbench/starbench/stdlib"
 )
 
@@ -251,4 +256,56 @@ func TestDocStdlibModules(t *testing.T) {
 		"  datadir.restore(snap)\n      Stops, replaces every directory by its copy",
 		"\n    datadir.restore(snap)      # before every level")
 	expect(t, starbench(t, nil, "doc", "@stdlib//nope.star"), 2, "no module @stdlib//nope.star in the standard library (it has datadir.star")
+}
+
+// A shared module cloned over ssh:// from the real sshd on loopback, with
+// the key held only in ssh-agent: git uses the user's own credentials and
+// starbench stores none.
+func TestSharedModuleOverSSHWithAgent(t *testing.T) {
+	server := sshtest.Start(t)
+	agentBin, err := exec.LookPath("ssh-agent")
+	if err != nil {
+		if sandboxtest.InCI() {
+			t.Fatal("CI=true and ssh-agent is needed (Debian: apt-get install openssh-client)")
+		}
+		t.Skip("skipping: ssh-agent is not installed (Debian: apt-get install openssh-client)")
+	}
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	agent := exec.Command(agentBin, "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	add := exec.Command("ssh-add", server.KeyFile)
+	add.Env = append(os.Environ(), "SSH_AUTH_SOCK="+sock)
+	if out, err := add.CombinedOutput(); err != nil {
+		t.Fatalf("ssh-add: %v\n%s", err, out)
+	}
+	if err := os.Remove(server.KeyFile); err != nil { // from here on, only the agent holds the key
+		t.Fatal(err)
+	}
+
+	repo := gittest.New(t)
+	c1 := repo.Commit("levels", map[string]string{"matrix.star": "LEVELS = [7]\n"})
+	url := fmt.Sprintf("ssh://%s@127.0.0.1:%d%s", server.User, server.Port, repo.Dir)
+	sshCommand := "GIT_SSH_COMMAND=ssh -F /dev/null -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=" + server.KnownHosts
+	env := append(modEnv(t), sshCommand, "SSH_AUTH_SOCK="+sock)
+	dir := filepath.Join(t.TempDir(), "plans")
+	plan := writePlan(t, dir, "plan.star", levelsPlan)
+	expect(t, starbench(t, env, "mod", "add", "team", url, "--dir", dir), 0, "@team: pinned "+url+" at main (commit "+c1+")")
+	out := outDir(t)
+	expect(t, starbench(t, env, "run", plan, "--out", out), 0, "levels [7]")
+	if m := readManifest(t, out); len(m.Modules) != 1 || m.Modules[0].URL != url || m.Modules[0].Commit != c1 {
+		t.Errorf("manifest modules: %+v", m.Modules)
+	}
+
+	// Without the agent, a cold cache cannot fetch: the agent was the credential.
+	noAgent := append(modEnv(t), sshCommand, "SSH_AUTH_SOCK=")
+	expect(t, starbench(t, noAgent, "check", plan), 2, "@team: git cannot reach "+url, "ssh agent, credential helper")
 }
