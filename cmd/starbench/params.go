@@ -31,34 +31,40 @@ Exit codes: 0 ok, 1 the plan failed while being evaluated, 2 a bad command line 
   starbench params plan.star -p scale=small`,
 		Args: exactlyOnePlan,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := a.options(cmd, args[0], &f)
-			if err != nil {
-				return err
-			}
-			header, err := planHeader(opts)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			opts.DryRun = true
-			var discard bytes.Buffer
-			opts.Stdout, opts.Stderr = &discard, &discard // the plan's own prints are not what it takes
-			res, err := runner.Evaluate(cmd.Context(), opts)
-			a.redact = res.Redact
-			if header != "" {
-				fmt.Fprintf(a.stdout, "%s\n\n", header)
-			}
-			if res.Params != nil {
-				a.printParams(res.Params)
-				if len(res.Params.Params) > 0 {
-					fmt.Fprintf(a.stdout, "Give a parameter another value with -p NAME=VALUE (starbench run %s -p %s=...).\n\n", args[0], res.Params.Params[0].Name)
-				}
-			}
-			a.printTargets(res)
-			return err
+			return a.explainPlan(cmd, args[0], &f)
 		},
 	}
 	f.register(cmd)
 	return cmd
+}
+
+// explainPlan prints what a plan (a bundle, a results folder) is and
+// takes: its header, parameters and targets.
+func (a *app) explainPlan(cmd *cobra.Command, plan string, f *planFlags) error {
+	opts, err := a.options(cmd, plan, f)
+	if err != nil {
+		return err
+	}
+	header, err := planHeader(opts)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	opts.DryRun = true
+	var discard bytes.Buffer
+	opts.Stdout, opts.Stderr = &discard, &discard // the plan's own prints are not what it takes
+	res, err := runner.Evaluate(cmd.Context(), opts)
+	a.redact = res.Redact
+	if header != "" {
+		fmt.Fprintf(a.stdout, "%s\n\n", header)
+	}
+	if res.Params != nil {
+		a.printParams(res.Params)
+		if len(res.Params.Params) > 0 {
+			fmt.Fprintf(a.stdout, "Give a parameter another value with -p NAME=VALUE (starbench run %s -p %s=...).\n\n", plan, res.Params.Params[0].Name)
+		}
+	}
+	a.printTargets(res)
+	return err
 }
 
 // planHeader is the comment block a plan file (or the plan of a bundle)

@@ -22,3 +22,17 @@ func TestParamsExplainsAPlan(t *testing.T) {
 	}
 	expect(t, starbench(t, nil, "params", "plans/nope.star"), 2, "nope.star")
 }
+
+// run PLAN --help is run's help and then what that plan takes.
+func TestRunPlanHelpExplainsThePlan(t *testing.T) {
+	r := starbench(t, nil, "run", "plans/quickstart.star", "-p", "threads=4", "--help")
+	expect(t, r, 0, "Run evaluates PLAN.star", "Quickstart: a small sysbench benchmark", `threads          list[int]      = [4]  (from -p)`, "targets:\n  embedded")
+	if strings.Contains(r.stdout, "results:") {
+		t.Errorf("run --help ran the plan:\n%s", r.stdout)
+	}
+	r = starbench(t, nil, "run", "--help")
+	expect(t, r, 0, "Run evaluates PLAN.star")
+	if strings.Contains(r.stdout, "parameters:") {
+		t.Errorf("run --help without a plan explains one:\n%s", r.stdout)
+	}
+}

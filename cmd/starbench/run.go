@@ -172,6 +172,8 @@ read from it only (from any directory, offline), with the parameters it was made
 values given here come after them) and a new seed (or --seed); the new manifest says where
 the files came from.
 
+'starbench run PLAN --help' ends with what that plan takes, as 'starbench params PLAN' says it.
+
 --dry-run evaluates the plan without acting: steps return placeholders, nothing connects and
 nothing is written; the numbered step list is printed.
 
@@ -208,6 +210,19 @@ func (a *app) runCommand() *cobra.Command {
 		},
 	}
 	f.register(cmd)
+	// run PLAN --help also says what that plan takes, as 'params' does.
+	defaultHelp := cmd.HelpFunc()
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		defaultHelp(c, args)
+		plans := c.Flags().Args()
+		if len(plans) != 1 {
+			return
+		}
+		fmt.Fprintf(a.stdout, "\n%s\n\n", strings.Repeat("-", 72))
+		if err := a.explainPlan(c, plans[0], &f.plan); err != nil {
+			a.report(err)
+		}
+	})
 	return cmd
 }
 
