@@ -309,3 +309,18 @@ func TestSharedModuleOverSSHWithAgent(t *testing.T) {
 	noAgent := append(modEnv(t), sshCommand, "SSH_AUTH_SOCK=")
 	expect(t, starbench(t, noAgent, "check", plan), 2, "@team: git cannot reach "+url, "ssh agent, credential helper")
 }
+
+// URL@REF splits at an '@' after the URL's last '/' or ':' only.
+func TestSplitURLRef(t *testing.T) {
+	for spec, want := range map[string][2]string{
+		"https://git.example.com/perf/shared.git@v1.2":   {"https://git.example.com/perf/shared.git", "v1.2"},
+		"ssh://git@git.example.com:2222/perf/shared.git": {"ssh://git@git.example.com:2222/perf/shared.git", ""},
+		"git@git.example.com:perf/shared.git@main":       {"git@git.example.com:perf/shared.git", "main"},
+		"git@git.example.com:shared.git":                 {"git@git.example.com:shared.git", ""},
+		"file:///srv/git/shared":                         {"file:///srv/git/shared", ""},
+	} {
+		if url, ref := splitURLRef(spec); url != want[0] || ref != want[1] {
+			t.Errorf("splitURLRef(%q) = %q, %q; want %q", spec, url, ref, want)
+		}
+	}
+}
