@@ -116,36 +116,49 @@ func ShortCommit(c string) string {
 // '#' starts a comment. file names the file in errors (file:line: ...).
 func ParseMod(file string, data []byte) (*ModFile, error) {
 	m := &ModFile{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
+	err := eachLine(data, func(n int, line string, fields []string) error {
 		if len(fields) < 3 || len(fields) > 4 {
-			return nil, fmt.Errorf("%s:%d: want NAME URL COMMIT [REF], got %q", file, n, strings.TrimSpace(line))
+			return fmt.Errorf("%s:%d: want NAME URL COMMIT [REF], got %q", file, n, line)
 		}
 		p := Pin{Name: fields[0], URL: fields[1], Commit: fields[2]}
 		if len(fields) == 4 {
 			p.Ref = fields[3]
 		}
 		if err := CheckName(p.Name); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", file, n, err)
+			return fmt.Errorf("%s:%d: %v", file, n, err)
 		}
 		if !IsCommit(p.Commit) {
-			return nil, fmt.Errorf("%s:%d: @%s: %q is not a full commit id (40 hex digits); 'starbench mod add %s %s@REF' resolves a tag or branch to one",
+			return fmt.Errorf("%s:%d: @%s: %q is not a full commit id (40 hex digits); 'starbench mod add %s %s@REF' resolves a tag or branch to one",
 				file, n, p.Name, p.Commit, p.Name, p.URL)
 		}
 		if p.Ref != "" && !strings.HasPrefix(p.Ref, "refs/") {
-			return nil, fmt.Errorf("%s:%d: @%s: the ref %q is not a full ref name (refs/tags/... or refs/heads/...)", file, n, p.Name, p.Ref)
+			return fmt.Errorf("%s:%d: @%s: the ref %q is not a full ref name (refs/tags/... or refs/heads/...)", file, n, p.Name, p.Ref)
 		}
 		if _, dup := m.Lookup(p.Name); dup {
-			return nil, fmt.Errorf("%s:%d: @%s is declared twice", file, n, p.Name)
+			return fmt.Errorf("%s:%d: @%s is declared twice", file, n, p.Name)
 		}
 		m.Pins = append(m.Pins, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return m, sc.Err()
+	return m, nil
+}
+
+// eachLine calls fn with every line of data that is not blank once its
+// '#' comment is taken off (n counts from 1).
+func eachLine(data []byte, fn func(n int, line string, fields []string) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		if fields := strings.Fields(line); len(fields) > 0 {
+			if err := fn(n, strings.TrimSpace(line), fields); err != nil {
+				return err
+			}
+		}
+	}
+	return sc.Err()
 }
 
 const modHeader = `# Shared modules the plans in this folder load as @NAME//path.star: NAME URL COMMIT [REF].
@@ -201,23 +214,21 @@ func (s *SumFile) Add(url, commit, hash string) bool {
 // ParseSum reads starbench.sum: URL COMMIT HASH per line.
 func ParseSum(file string, data []byte) (*SumFile, error) {
 	s := &SumFile{hashes: map[sumKey]string{}}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
+	err := eachLine(data, func(n int, line string, fields []string) error {
 		if len(fields) != 3 || !IsCommit(fields[1]) || !strings.HasPrefix(fields[2], hashPrefix) {
-			return nil, fmt.Errorf("%s:%d: want URL COMMIT %s<hex>, got %q", file, n, hashPrefix, strings.TrimSpace(line))
+			return fmt.Errorf("%s:%d: want URL COMMIT %s<hex>, got %q", file, n, hashPrefix, line)
 		}
 		k := sumKey{fields[0], fields[1]}
 		if old, dup := s.hashes[k]; dup && old != fields[2] {
-			return nil, fmt.Errorf("%s:%d: %s at %s has two different hashes", file, n, fields[0], ShortCommit(fields[1]))
+			return fmt.Errorf("%s:%d: %s at %s has two different hashes", file, n, fields[0], ShortCommit(fields[1]))
 		}
 		s.hashes[k] = fields[2]
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return s, sc.Err()
+	return s, nil
 }
 
 // Format writes starbench.sum, sorted.
