@@ -134,6 +134,9 @@ func (a *app) modAdd(ctx context.Context, dir, name, spec string) error {
 	if url == "" {
 		return usagef("mod add: no URL in %q", spec)
 	}
+	if err := mods.CheckURL(url); err != nil {
+		return usagef("@%s: %v", name, err)
+	}
 	root, err := readModFile(dir, false)
 	if err != nil {
 		return err

@@ -163,6 +163,13 @@ func TestSharedModuleBadInput(t *testing.T) {
 		r := starbench(t, env, "mod", "add", "other", "file:///nonexistent/repo.git", "--dir", t.TempDir())
 		expect(t, r, 2, "@other: git cannot reach file:///nonexistent/repo.git")
 	})
+	t.Run("credential in the URL", func(t *testing.T) {
+		r := starbench(t, env, "mod", "add", "team", "https://perf:s3cret@git.example.com/team.git@v1", "--dir", t.TempDir())
+		expect(t, r, 2, "@team: https://perf:xxxxx@git.example.com/team.git carries a password", "credential helper")
+		if strings.Contains(r.stdout+r.stderr, "s3cret") {
+			t.Errorf("the password was printed:\n%s%s", r.stdout, r.stderr)
+		}
+	})
 	t.Run("git missing", func(t *testing.T) {
 		cold := append(modEnv(t), "PATH=/nonexistent")
 		expect(t, starbench(t, cold, "check", plan), 2, "@team: fetching a shared module needs the git command", "apt-get install git")

@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -101,6 +102,18 @@ func CheckName(name string) error {
 	return nil
 }
 
+// CheckURL refuses a URL that carries a password or token: starbench.mod
+// is committed beside plans and starbench never stores a credential.
+func CheckURL(raw string) error {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if _, hasPassword := u.User.Password(); hasPassword {
+			return fmt.Errorf("%s carries a password: starbench.mod is shared with the plans and starbench stores no credential; "+
+				"give git the credential instead (a credential helper, an ssh key in ssh-agent)", u.Redacted())
+		}
+	}
+	return nil
+}
+
 // IsCommit says whether s is a full (40 hex digit) commit id.
 func IsCommit(s string) bool { return commitPattern.MatchString(s) }
 
@@ -126,6 +139,9 @@ func ParseMod(file string, data []byte) (*ModFile, error) {
 		}
 		if err := CheckName(p.Name); err != nil {
 			return fmt.Errorf("%s:%d: %v", file, n, err)
+		}
+		if err := CheckURL(p.URL); err != nil {
+			return fmt.Errorf("%s:%d: @%s: %v", file, n, p.Name, err)
 		}
 		if !IsCommit(p.Commit) {
 			return fmt.Errorf("%s:%d: @%s: %q is not a full commit id (40 hex digits); 'starbench mod add %s %s@REF' resolves a tag or branch to one",
