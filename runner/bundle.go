@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -155,9 +156,24 @@ func ReadBundle(file string) (*Recorded, error) {
 		return nil, usageErrorf("%s is a bundle of format %d, made by starbench %s; this starbench reads format %d and older: use a newer starbench",
 			file, bm.Format, bm.Tool.Version, BundleFormat)
 	}
+	for _, src := range bm.Sources {
+		if src == nil || src.Name == "" || src.Stored == "" {
+			return nil, usageErrorf("%s: %s lists a source without a name: the bundle was changed after it was made; make it again with 'starbench bundle'",
+				file, BundleManifestName)
+		}
+	}
+	for _, m := range bm.Modules {
+		if m == nil {
+			return nil, usageErrorf("%s: %s lists an empty module: the bundle was changed after it was made; make it again with 'starbench bundle'",
+				file, BundleManifestName)
+		}
+	}
 	sum := sha256.Sum256(data)
 	rec := &Recorded{Dir: file, sources: map[string][]byte{}, sealed: true, bundleSHA256: hex.EncodeToString(sum[:]), bundleSeed: bm.Seed}
-	rec.Manifest = results.Manifest{Tool: bm.Tool, Plan: bm.Plan, Sources: bm.Sources, Modules: bm.Modules, Overrides: bm.Overrides}
+	rec.Manifest = results.Manifest{Tool: bm.Tool, Plan: bm.Plan, Sources: bm.Sources, Modules: bm.Modules, Overrides: bm.Overrides, Started: bm.Created}
+	if bm.Seed != nil {
+		rec.Manifest.Seed = *bm.Seed
+	}
 	listed := map[string]bool{BundleManifestName: true}
 	for _, src := range bm.Sources {
 		content, ok := files[src.Stored]
@@ -205,8 +221,19 @@ func (rec *Recorded) AsBundle() *Recorded {
 	return &out
 }
 
-// notInBundle is the error for a plan file a sealed recording lacks.
-func notInBundle(rec string, name string) error {
-	return fmt.Errorf("%s is not in %s (it holds what a dry run of the plan read; a file read only on another path of the plan is missing): make the bundle with the parameters that take that path",
-		path.Clean(filepath.ToSlash(name)), rec)
+// notInBundle is the error for a plan file a sealed recording lacks; it
+// is an fs.ErrNotExist, so an absent mod or sum file reads as none.
+func notInBundle(rec string, name string) error { return &notInBundleError{name: name, bundle: rec} }
+
+type notInBundleError struct{ name, bundle string }
+
+func (e *notInBundleError) Error() string {
+	name := e.name
+	if mods.RepoOf(name) == "" && !strings.HasPrefix(name, StdlibPrefix) {
+		name = path.Clean(filepath.ToSlash(name))
+	}
+	return fmt.Sprintf("%s is not in %s (it holds what a dry run of the plan read; a file read only on another path of the plan is missing): make the bundle with the parameters that take that path",
+		name, e.bundle)
 }
+
+func (e *notInBundleError) Is(target error) bool { return target == fs.ErrNotExist }

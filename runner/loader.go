@@ -76,11 +76,11 @@ func (l *loader) readSource(name string) ([]byte, error) {
 		}
 		return data, nil
 	}
-	if repo := mods.RepoOf(name); repo != "" {
-		return l.mods.Read(repo, strings.TrimPrefix(name, repo+"//"))
-	}
 	if l.sealed != "" {
 		return nil, notInBundle(l.sealed, name)
+	}
+	if repo := mods.RepoOf(name); repo != "" {
+		return l.mods.Read(repo, strings.TrimPrefix(name, repo+"//"))
 	}
 	return os.ReadFile(name)
 }

@@ -185,7 +185,7 @@ func sourceText(lines []string, n syntax.Node) string {
 	}
 	var parts []string
 	for l := start.Line; l <= end.Line; l++ {
-		text := lines[l-1]
+		text := []rune(lines[l-1]) // columns count characters
 		from, to := 0, len(text)
 		if l == start.Line {
 			from = min(int(start.Col)-1, len(text))
@@ -194,7 +194,7 @@ func sourceText(lines []string, n syntax.Node) string {
 			to = min(int(end.Col)-1, len(text))
 		}
 		if from < to {
-			parts = append(parts, strings.TrimSpace(text[from:to]))
+			parts = append(parts, strings.TrimSpace(string(text[from:to])))
 		}
 	}
 	return strings.Join(parts, " ")

@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -106,6 +107,43 @@ func TestTwoTeamsShareAModuleThroughABundle(t *testing.T) {
 		t.Errorf("a refused bundle made a results folder: %v", err)
 	}
 	expect(t, starbenchIn(t, teamB, envB, "rerun", "bench.bundle"), 2, "bench.bundle was made without --seed")
+
+	// A bundle.json with an empty entry: exit 2, no stack trace.
+	broken := filepath.Join(teamB, "broken.bundle")
+	editZip(t, bundle, broken, "bundle.json", func(s string) string { return strings.Replace(s, `"sources": [`, `"sources": [null,`, 1) })
+	expect(t, starbenchIn(t, teamB, envB, "check", "broken.bundle"), 2, "broken.bundle: bundle.json lists a source without a name")
+
+	// A bundle without a module's file does not take it from elsewhere,
+	// even where the cache and git have it.
+	partial := filepath.Join(teamA, "partial.bundle")
+	rewriteZip(t, filepath.Join(teamA, "bench.bundle"), partial, func(name, data string) (string, bool) {
+		if name == "bundle.json" {
+			var bm map[string]any
+			if err := json.Unmarshal([]byte(data), &bm); err != nil {
+				t.Fatal(err)
+			}
+			var kept []any
+			for _, src := range bm["sources"].([]any) {
+				if src.(map[string]any)["name"] != "@settings//settings.star" {
+					kept = append(kept, src)
+				}
+			}
+			bm["sources"] = kept
+			out, _ := json.Marshal(bm)
+			return string(out), true
+		}
+		return data, name != "sources/@settings/settings.star"
+	})
+	expect(t, starbenchIn(t, teamA, envA, "check", "partial.bundle"), 2, "@settings//settings.star is not in partial.bundle")
+
+	// A bundle made with --seed reruns that run.
+	seeded := filepath.Join(teamB, "seeded.bundle")
+	expect(t, starbenchIn(t, teamA, envA, "bundle", "bench.star", "-p", "time=1s", "--seed", "42", "-o", seeded), 0, "seed: 42")
+	outS := filepath.Join(teamB, "seeded")
+	expect(t, starbenchIn(t, teamB, envB, "rerun", "seeded.bundle", "--target", mB.DSN(), "--out", outS), 0, "repeating seeded.bundle")
+	if m := readManifest(t, outS); m.Seed != 42 || m.RerunOf == nil || m.RerunOf.Seed != 42 || m.RerunOf.Started.IsZero() || m.From == nil || m.From.Kind != "bundle" {
+		t.Errorf("rerun of a seeded bundle: seed %d, rerun_of %+v, from %+v", m.Seed, m.RerunOf, m.From)
+	}
 }
 
 // stepList is a results folder's steps as the journal started them:
@@ -142,6 +180,22 @@ func copyFile(t *testing.T, from, to string) {
 // editZip copies a zip archive, changing one member's content.
 func editZip(t *testing.T, from, to, member string, edit func(string) string) {
 	t.Helper()
+	found := false
+	rewriteZip(t, from, to, func(name, data string) (string, bool) {
+		if name == member {
+			data, found = edit(data), true
+		}
+		return data, true
+	})
+	if !found {
+		t.Fatalf("no %s in %s", member, from)
+	}
+}
+
+// rewriteZip copies a zip archive through edit, which returns a member's
+// new content and whether to keep it.
+func rewriteZip(t *testing.T, from, to string, edit func(name, data string) (string, bool)) {
+	t.Helper()
 	zr, err := zip.OpenReader(from)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +203,6 @@ func editZip(t *testing.T, from, to, member string, edit func(string) string) {
 	defer zr.Close()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	found := false
 	for _, f := range zr.File {
 		rc, err := f.Open()
 		if err != nil {
@@ -157,14 +210,15 @@ func editZip(t *testing.T, from, to, member string, edit func(string) string) {
 		}
 		data, _ := io.ReadAll(rc)
 		rc.Close()
-		if f.Name == member {
-			data, found = []byte(edit(string(data))), true
+		content, keep := edit(f.Name, string(data))
+		if !keep {
+			continue
 		}
 		w, _ := zw.Create(f.Name)
-		w.Write(data)
+		w.Write([]byte(content))
 	}
-	if err := zw.Close(); err != nil || !found {
-		t.Fatalf("edit %s in %s: %v (found %v)", member, from, err, found)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(to, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)

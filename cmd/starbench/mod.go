@@ -27,7 +27,8 @@ in its manifest which repository, commit and hash it came from.
 
 Nothing moves a pin but 'mod add' and 'mod update': a new commit in the repository changes
 nothing until then. git runs with your own credentials (ssh agent, credential helper,
-GIT_SSH_COMMAND); starbench stores none.
+GIT_SSH_COMMAND); starbench stores none, and refuses a URL that carries one. Symbolic links
+in a module's repository are not followed.
 
 Exit codes: 0 ok, 2 bad input: an undeclared name, a repository git cannot reach, a commit that
 does not exist, a tag that moved, a tree whose hash does not match, git missing.`
@@ -148,6 +149,9 @@ func (a *app) modAdd(ctx context.Context, dir, name, spec string) error {
 	pin := mods.Pin{Name: name, URL: url, Commit: commit, Ref: refName}
 	old, replaced := root.Lookup(name)
 	root.Set(pin)
+	if err := root.Check(); err != nil {
+		return usagef("%v", err)
+	}
 	if err := a.pinAll(ctx, dir, root); err != nil {
 		return err
 	}
@@ -216,6 +220,9 @@ func (a *app) modUpdate(ctx context.Context, dir string, names []string) error {
 		report = append(report, fmt.Sprintf("@%s: %s moved from %s to %s", pin.Name, pin.RefLabel(), mods.ShortCommit(pin.Commit), mods.ShortCommit(commit)))
 		pin.Commit = commit
 		root.Set(pin)
+	}
+	if err := root.Check(); err != nil {
+		return usagef("%v", err)
 	}
 	if err := a.pinAll(ctx, dir, root); err != nil {
 		return err

@@ -164,15 +164,35 @@ func TestSharedModuleBadInput(t *testing.T) {
 		expect(t, r, 2, "@other: git cannot reach file:///nonexistent/repo.git")
 	})
 	t.Run("credential in the URL", func(t *testing.T) {
-		r := starbench(t, env, "mod", "add", "team", "https://perf:s3cret@git.example.com/team.git@v1", "--dir", t.TempDir())
-		expect(t, r, 2, "@team: https://perf:xxxxx@git.example.com/team.git carries a password", "credential helper")
-		if strings.Contains(r.stdout+r.stderr, "s3cret") {
-			t.Errorf("the password was printed:\n%s%s", r.stdout, r.stderr)
+		for url, shown := range map[string]string{
+			"https://perf:s3cret@git.example.com/team.git": "https://xxxxx@git.example.com/team.git",
+			"https://s3cret@git.example.com/team.git":      "https://xxxxx@git.example.com/team.git",
+			"ssh://perf:s3cret@git.example.com/team.git":   "ssh://perf:xxxxx@git.example.com/team.git",
+		} {
+			r := starbench(t, env, "mod", "add", "team", url+"@v1", "--dir", t.TempDir())
+			expect(t, r, 2, "@team: "+shown+" carries a credential", "credential helper")
+			if strings.Contains(r.stdout+r.stderr, "s3cret") {
+				t.Errorf("the credential was printed:\n%s%s", r.stdout, r.stderr)
+			}
 		}
+		expect(t, starbench(t, env, "check", writePlan(t, t.TempDir(), "plan.star", levelsPlan)), 2) // nothing was written
 	})
 	t.Run("git missing", func(t *testing.T) {
 		cold := append(modEnv(t), "PATH=/nonexistent")
 		expect(t, starbench(t, cold, "check", plan), 2, "@team: fetching a shared module needs the git command", "apt-get install git")
+	})
+	t.Run("one repository, two names, two commits", func(t *testing.T) {
+		bad := t.TempDir()
+		writePlan(t, bad, "starbench.mod", "team "+repo.URL()+" "+c1+"\n")
+		c2 := repo.Git("rev-parse", "main")
+		expect(t, starbench(t, env, "mod", "add", "other", repo.URL()+"@"+c2, "--dir", bad), 2,
+			"@team and @other pin "+repo.URL()+" at two commits")
+		writePlan(t, bad, "starbench.mod", "team "+repo.URL()+" "+c1+"\nother "+repo.URL()+" "+c2+"\n")
+		writePlan(t, bad, "plan.star", levelsPlan)
+		expect(t, starbench(t, env, "check", filepath.Join(bad, "plan.star")), 2, "starbench.mod:2: @team and @other pin")
+	})
+	t.Run("doc outside the repository", func(t *testing.T) {
+		expect(t, starbench(t, env, "doc", "@team//../../etc/passwd", "--dir", dir), 2, "a module path must stay inside its repository")
 	})
 	t.Run("bad mod file", func(t *testing.T) {
 		bad := t.TempDir()

@@ -139,6 +139,9 @@ func Resolve(ctx context.Context, url, ref string) (commit, refName string, err 
 		}
 		return "", "", fmt.Errorf("%s has no tag or branch %q (a commit must be given in full, 40 hex digits)", url, ref)
 	}
+	if r.Name == "HEAD" && r.Target != "" {
+		return r.Commit, r.Target, nil
+	}
 	if r.Name == "HEAD" {
 		return r.Commit, headRef(refs, r.Commit), nil
 	}

@@ -67,20 +67,26 @@ func lastLines(s string, n int) string {
 type RemoteRef struct {
 	Name   string // refs/tags/v1.2, refs/heads/main, HEAD
 	Commit string // the commit it names (peeled for annotated tags)
+	Target string // for HEAD: the branch it points at, when the server says
 }
 
 // lsRemote lists a repository's refs, annotated tags peeled to their
 // commits.
 func (g git) lsRemote(url string) ([]RemoteRef, error) {
 	var out bytes.Buffer
-	if err := g.run("", &out, "ls-remote", "--", url); err != nil {
+	if err := g.run("", &out, "ls-remote", "--symref", "--", url); err != nil {
 		return nil, err
 	}
 	var refs []RemoteRef
 	index := map[string]int{}
+	symrefs := map[string]string{}
 	for _, line := range strings.Split(out.String(), "\n") {
 		commit, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
 		if !ok {
+			continue
+		}
+		if target, sym := strings.CutPrefix(commit, "ref: "); sym {
+			symrefs[name] = target
 			continue
 		}
 		if base, peeled := strings.CutSuffix(name, "^{}"); peeled {
@@ -90,7 +96,7 @@ func (g git) lsRemote(url string) ([]RemoteRef, error) {
 			continue
 		}
 		index[name] = len(refs)
-		refs = append(refs, RemoteRef{Name: name, Commit: commit})
+		refs = append(refs, RemoteRef{Name: name, Commit: commit, Target: symrefs[name]})
 	}
 	return refs, nil
 }

@@ -287,6 +287,10 @@ func (g *Graph) Read(repo, rel string) ([]byte, error) {
 	if r == nil {
 		return nil, fmt.Errorf("%s is not a module of this run", repo)
 	}
+	rel, err := CleanPath(repo, rel)
+	if err != nil {
+		return nil, err
+	}
 	if err := g.verify(r); err != nil {
 		return nil, err
 	}

@@ -105,11 +105,21 @@ func CheckName(name string) error {
 // CheckURL refuses a URL that carries a password or token: starbench.mod
 // is committed beside plans and starbench never stores a credential.
 func CheckURL(raw string) error {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if _, hasPassword := u.User.Password(); hasPassword {
-			return fmt.Errorf("%s carries a password: starbench.mod is shared with the plans and starbench stores no credential; "+
-				"give git the credential instead (a credential helper, an ssh key in ssh-agent)", u.Redacted())
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	_, hasPassword := u.User.Password()
+	web := u.Scheme == "http" || u.Scheme == "https"
+	if hasPassword || web {
+		// On http(s) a user name alone is often a token; ssh's is a login.
+		shown := u.Redacted()
+		if web {
+			u.User = url.User("xxxxx")
+			shown = u.String()
 		}
+		return fmt.Errorf("%s carries a credential: starbench.mod is shared with the plans and starbench stores no credential; "+
+			"give the URL without it and give git the credential instead (a credential helper, an ssh key in ssh-agent)", shown)
 	}
 	return nil
 }
@@ -154,12 +164,30 @@ func ParseMod(file string, data []byte) (*ModFile, error) {
 			return fmt.Errorf("%s:%d: @%s is declared twice", file, n, p.Name)
 		}
 		m.Pins = append(m.Pins, p)
+		if err := m.Check(); err != nil {
+			return fmt.Errorf("%s:%d: %v", file, n, err)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// Check refuses one repository pinned at two commits under two names:
+// a run uses one commit of a repository, so which one would depend on
+// which name a plan loaded first.
+func (m *ModFile) Check() error {
+	for i, a := range m.Pins {
+		for _, b := range m.Pins[:i] {
+			if a.URL == b.URL && a.Commit != b.Commit {
+				return fmt.Errorf("@%s and @%s pin %s at two commits (%s, %s): a run uses one commit of a repository; pin both names at one commit, or keep one name",
+					b.Name, a.Name, a.URL, ShortCommit(b.Commit), ShortCommit(a.Commit))
+			}
+		}
+	}
+	return nil
 }
 
 // eachLine calls fn with every line of data that is not blank once its

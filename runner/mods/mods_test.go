@@ -36,6 +36,7 @@ func TestModFileRoundTripAndErrors(t *testing.T) {
 		"1team url " + c:                 `module name "1team": use a letter`,
 		"team url " + c + " v1":          `@team: the ref "v1" is not a full ref name`,
 		"a u " + c + "\na u " + c + "\n": "starbench.mod:2: @a is declared twice",
+		"a u " + c + "\nb u " + strings.Repeat("c3", 20): "starbench.mod:2: @a and @b pin u at two commits",
 	} {
 		if _, err := ParseMod("starbench.mod", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseMod(%q): %v, want %q", src, err, want)
@@ -103,6 +104,7 @@ func TestResolve(t *testing.T) {
 	repo.Git("tag", "-a", "-m", "annotated", "v1", c1)
 	c2 := repo.Commit("two", map[string]string{"a.star": "A = 2\n"})
 	repo.Git("branch", "v1x", c1)
+	repo.Git("branch", "v1", c2) // a branch named as a tag: the tag wins
 	ctx := context.Background()
 	for ref, want := range map[string][2]string{
 		"":             {c2, "refs/heads/main"},
