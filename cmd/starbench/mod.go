@@ -243,13 +243,10 @@ func (a *app) modVerify(ctx context.Context, dir string) error {
 	}
 	for _, r := range g.Used() {
 		status := "ok"
-		if strings.HasPrefix(r.Pin.Ref, "refs/tags/") {
-			refs, err := mods.LsRemote(ctx, r.Pin.URL)
-			if err != nil {
-				status = "ok (whether the tag moved was not checked: " + err.Error() + ")"
-			} else if now := tagCommit(refs, r.Pin.Ref); now != r.Pin.Commit {
-				return usagef("%v", mods.MovedTagError(r.Display, r.Pin, now))
-			}
+		if err := g.CheckTag(r.Display); errors.Is(err, mods.ErrTagMoved) {
+			return usagef("%v", err)
+		} else if err != nil {
+			status = "ok (whether the tag moved was not checked: " + err.Error() + ")"
 		}
 		fmt.Fprintf(a.stdout, "%s  %s at %s (%s)  %s  %s\n", r.Display, r.Pin.URL, r.Pin.RefLabel(), mods.ShortCommit(r.Pin.Commit), r.Hash, status)
 	}
@@ -257,15 +254,6 @@ func (a *app) modVerify(ctx context.Context, dir string) error {
 		fmt.Fprintf(a.stdout, "%s pins no modules\n", filepath.Join(dir, mods.ModFileName))
 	}
 	return nil
-}
-
-func tagCommit(refs []mods.RemoteRef, name string) string {
-	for _, r := range refs {
-		if r.Name == name {
-			return r.Commit
-		}
-	}
-	return ""
 }
 
 func (a *app) modDownload(ctx context.Context, dir string) error {

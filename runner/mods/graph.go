@@ -49,6 +49,8 @@ type Repo struct {
 	Note     string // why another pin of the repository was not used
 	dir      string // the verified tree, once read from
 	mod      *ModFile
+	// tagChecked: the repository said the pin's tag still names its commit.
+	tagChecked bool
 }
 
 // NewGraph makes the resolver of a plan in rootDir. read returns a mod or
@@ -313,34 +315,31 @@ func (g *Graph) verify(r *Repo) error {
 	}
 	pin := r.Pin
 	if !cache.Cached(pin.URL, pin.Commit) {
-		if err := g.checkRef(r); err != nil {
+		if err := g.checkTag(r); err != nil {
 			return err
 		}
 	}
 	dir, err := cache.Fetch(g.ctx, pin.URL, pin.Commit)
 	if err != nil {
-		return g.explainFetch(r, err)
+		return ExplainFetch(r.Display, r.PinnedBy, err)
 	}
 	sum, err := g.sums()
 	if err != nil {
 		return err
 	}
+	got, err := TreeHash(dir)
+	if err != nil {
+		return err
+	}
 	want, ok := sum.Hash(pin.URL, pin.Commit)
 	if !ok && g.AddMissingSums {
-		if want, err = TreeHash(dir); err != nil {
-			return err
-		}
+		want, ok = got, true
 		sum.Add(pin.URL, pin.Commit, want)
 		g.Added = append(g.Added, fmt.Sprintf("%s %s at %s %s", r.Display, pin.URL, ShortCommit(pin.Commit), want))
-		ok = true
 	}
 	if !ok {
 		return fmt.Errorf("%s: %s has no hash for %s at %s: run 'starbench mod download' in %s to fetch it and record its hash",
 			r.Display, filepath.Join(g.rootDir, SumFileName), pin.URL, ShortCommit(pin.Commit), displayDir(g.rootDir))
-	}
-	got, err := TreeHash(dir)
-	if err != nil {
-		return err
 	}
 	if got != want {
 		return fmt.Errorf("%s: the cached tree of %s at %s (%s) does not match its hash in %s: the cache was changed after it was fetched; "+
@@ -351,37 +350,56 @@ func (g *Graph) verify(r *Repo) error {
 	return nil
 }
 
-// checkRef refuses to fetch a pin whose tag now names another commit.
-func (g *Graph) checkRef(r *Repo) error {
-	if !strings.HasPrefix(r.Pin.Ref, "refs/tags/") {
+// ErrTagMoved is what CheckTag's error wraps when a pinned tag names
+// another commit than the pin (or is gone).
+var ErrTagMoved = errors.New("a pinned tag moved")
+
+// CheckTag asks the repository whether the tag repository display (a
+// name Repo returned) is pinned by still names the pinned commit: nil when
+// it does or the pin is not a tag, an error wrapping ErrTagMoved when it
+// moved, and the fetch error when the repository cannot be reached. The
+// repository is asked once per run.
+func (g *Graph) CheckTag(display string) error {
+	r := g.repos[display]
+	if r == nil {
+		return fmt.Errorf("%s is not a module of this run", display)
+	}
+	return g.checkTag(r)
+}
+
+func (g *Graph) checkTag(r *Repo) error {
+	if !strings.HasPrefix(r.Pin.Ref, "refs/tags/") || r.tagChecked {
 		return nil
 	}
 	refs, err := LsRemote(g.ctx, r.Pin.URL)
 	if err != nil {
-		return g.explainFetch(r, err)
+		return ExplainFetch(r.Display, r.PinnedBy, err)
 	}
 	now, ok := resolveRef(refs, r.Pin.Ref)
 	if ok && now.Commit == r.Pin.Commit {
+		r.tagChecked = true
 		return nil
 	}
-	return MovedTagError(r.Display, r.Pin, now.Commit)
+	return movedTagError(r.Display, r.Pin, now.Commit)
 }
 
-// MovedTagError says that pin's tag no longer names its commit (now: the
+// movedTagError says that pin's tag no longer names its commit (now: the
 // commit it names today, "" when the tag is gone).
-func MovedTagError(display string, pin Pin, now string) error {
+func movedTagError(display string, pin Pin, now string) error {
 	where := "no longer exists"
 	if now != "" {
 		where = "now names " + ShortCommit(now)
 	}
-	return fmt.Errorf("%s: the tag %s of %s was pinned at %s and %s: someone moved it; ask the repository's owners why, "+
+	return tagMoved(fmt.Sprintf("%s: the tag %s of %s was pinned at %s and %s: someone moved it; ask the repository's owners why, "+
 		"then 'starbench mod update %s' to take what it names now, or pin a commit with 'starbench mod add %s %s@COMMIT'",
-		display, pin.RefLabel(), pin.URL, ShortCommit(pin.Commit), where, pin.Name, pin.Name, pin.URL)
+		display, pin.RefLabel(), pin.URL, ShortCommit(pin.Commit), where, pin.Name, pin.Name, pin.URL))
 }
 
-func (g *Graph) explainFetch(r *Repo, err error) error {
-	return ExplainFetch(r.Display, r.PinnedBy, err)
-}
+// tagMoved is a moved tag's message; it is an ErrTagMoved.
+type tagMoved string
+
+func (e tagMoved) Error() string        { return string(e) }
+func (e tagMoved) Is(target error) bool { return target == ErrTagMoved }
 
 // ExplainFetch turns a fetch failure into one message naming the module,
 // where it is pinned and what to do.
