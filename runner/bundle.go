@@ -169,7 +169,7 @@ func ReadBundle(file string) (*Recorded, error) {
 		}
 	}
 	sum := sha256.Sum256(data)
-	rec := &Recorded{Dir: file, sources: map[string][]byte{}, sealed: true, bundleSHA256: hex.EncodeToString(sum[:]), bundleSeed: bm.Seed}
+	rec := &Recorded{Dir: file, sources: map[string][]byte{}, sealed: true, bundleSHA256: hex.EncodeToString(sum[:]), bundleSeeded: bm.Seed != nil}
 	rec.Manifest = results.Manifest{Tool: bm.Tool, Plan: bm.Plan, Sources: bm.Sources, Modules: bm.Modules, Overrides: bm.Overrides, Started: bm.Created}
 	if bm.Seed != nil {
 		rec.Manifest.Seed = *bm.Seed

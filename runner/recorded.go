@@ -22,10 +22,11 @@ type Recorded struct {
 	Journal  []results.JournalRecord
 	sources  map[string][]byte // by the name the plan loaded them with
 	// sealed: the plan's files come from here only (a bundle, or a results
-	// folder run as one); bundleSHA256 and bundleSeed are a bundle file's.
+	// folder run as one); bundleSHA256 is a bundle file's, and
+	// bundleSeeded says it was made with --seed (Manifest.Seed).
 	sealed       bool
 	bundleSHA256 string
-	bundleSeed   *int64
+	bundleSeeded bool
 }
 
 // Sources are the recorded copies of the plan and what it loaded, by name.

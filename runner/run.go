@@ -609,13 +609,10 @@ func (r *Run) planSource() (name string, data []byte, recorded map[string][]byte
 		return "", nil, nil, usageErrorf("%s was run with -p %s; it repeats with the same parameters (give none, or exactly those)",
 			rec.Dir, strings.Join(quoteAll(rec.Manifest.Overrides), " -p "))
 	}
-	seed := rec.Manifest.Seed
-	if rec.bundleSHA256 != "" {
-		if rec.bundleSeed == nil {
-			return "", nil, nil, usageErrorf("%s was made without --seed: it has no run to repeat; run it with 'starbench run %s' (or make it with 'starbench bundle ... --seed N')", rec.Dir, rec.Dir)
-		}
-		seed = *rec.bundleSeed
+	if rec.bundleSHA256 != "" && !rec.bundleSeeded {
+		return "", nil, nil, usageErrorf("%s was made without --seed: it has no run to repeat; run it with 'starbench run %s' (or make it with 'starbench bundle ... --seed N')", rec.Dir, rec.Dir)
 	}
+	seed := rec.Manifest.Seed
 	if r.opts.Seed != nil && *r.opts.Seed != seed {
 		return "", nil, nil, usageErrorf("%s was run with seed %d; it repeats with that seed", rec.Dir, seed)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/runner"
-	"github.com/starbench/starbench/runner/mods"
 	"github.com/starbench/starbench/stdlib"
 )
 
@@ -84,10 +83,6 @@ func (a *app) starlarkDoc(cmd *cobra.Command, module, dir string, markdown bool)
 		name, rel, ok := strings.Cut(strings.TrimPrefix(module, "@"), "//")
 		if !ok {
 			return usagef("doc %s: a shared module is named @NAME//path.star", module)
-		}
-		rel, err := mods.CleanPath("@"+name, rel)
-		if err != nil {
-			return usagef("%v", err)
 		}
 		g := a.modGraph(cmd.Context(), dir)
 		repo, err := g.Repo("", name)

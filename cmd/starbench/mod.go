@@ -149,9 +149,6 @@ func (a *app) modAdd(ctx context.Context, dir, name, spec string) error {
 	pin := mods.Pin{Name: name, URL: url, Commit: commit, Ref: refName}
 	old, replaced := root.Lookup(name)
 	root.Set(pin)
-	if err := root.Check(); err != nil {
-		return usagef("%v", err)
-	}
 	if err := a.pinAll(ctx, dir, root); err != nil {
 		return err
 	}
@@ -166,6 +163,9 @@ func (a *app) modAdd(ctx context.Context, dir, name, spec string) error {
 // file lacks) and, when all is well, writes starbench.mod and
 // starbench.sum.
 func (a *app) pinAll(ctx context.Context, dir string, root *mods.ModFile) error {
+	if err := root.Check(); err != nil {
+		return usagef("%v", err)
+	}
 	g := a.modGraph(ctx, dir)
 	g.SetRoot(root)
 	g.AddMissingSums = true
@@ -220,9 +220,6 @@ func (a *app) modUpdate(ctx context.Context, dir string, names []string) error {
 		report = append(report, fmt.Sprintf("@%s: %s moved from %s to %s", pin.Name, pin.RefLabel(), mods.ShortCommit(pin.Commit), mods.ShortCommit(commit)))
 		pin.Commit = commit
 		root.Set(pin)
-	}
-	if err := root.Check(); err != nil {
-		return usagef("%v", err)
 	}
 	if err := a.pinAll(ctx, dir, root); err != nil {
 		return err

@@ -163,10 +163,12 @@ func ParseMod(file string, data []byte) (*ModFile, error) {
 		if _, dup := m.Lookup(p.Name); dup {
 			return fmt.Errorf("%s:%d: @%s is declared twice", file, n, p.Name)
 		}
-		m.Pins = append(m.Pins, p)
-		if err := m.Check(); err != nil {
-			return fmt.Errorf("%s:%d: %v", file, n, err)
+		for _, earlier := range m.Pins {
+			if err := twoCommits(earlier, p); err != nil {
+				return fmt.Errorf("%s:%d: %v", file, n, err)
+			}
 		}
+		m.Pins = append(m.Pins, p)
 		return nil
 	})
 	if err != nil {
@@ -181,11 +183,19 @@ func ParseMod(file string, data []byte) (*ModFile, error) {
 func (m *ModFile) Check() error {
 	for i, a := range m.Pins {
 		for _, b := range m.Pins[:i] {
-			if a.URL == b.URL && a.Commit != b.Commit {
-				return fmt.Errorf("@%s and @%s pin %s at two commits (%s, %s): a run uses one commit of a repository; pin both names at one commit, or keep one name",
-					b.Name, a.Name, a.URL, ShortCommit(b.Commit), ShortCommit(a.Commit))
+			if err := twoCommits(b, a); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// twoCommits refuses b when it pins a's repository at another commit.
+func twoCommits(a, b Pin) error {
+	if a.URL == b.URL && a.Commit != b.Commit {
+		return fmt.Errorf("@%s and @%s pin %s at two commits (%s, %s): a run uses one commit of a repository; pin both names at one commit, or keep one name",
+			a.Name, b.Name, b.URL, ShortCommit(a.Commit), ShortCommit(b.Commit))
 	}
 	return nil
 }
