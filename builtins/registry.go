@@ -19,11 +19,15 @@ import (
 	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/family"
 	"github.com/starbench/starbench/builtins/local/localstar"
+	"github.com/starbench/starbench/builtins/mix"
 	"github.com/starbench/starbench/builtins/mix/mixstar"
 	"github.com/starbench/starbench/builtins/report/reportstar"
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
+	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
+	"github.com/starbench/starbench/builtins/tpcc"
 	"github.com/starbench/starbench/builtins/tpcc/tpccstar"
 	"github.com/starbench/starbench/builtins/yamlstar"
 	"github.com/starbench/starbench/runner"
@@ -34,15 +38,16 @@ import (
 type Entry struct {
 	Module  *starlarkstruct.Module
 	Doc     runner.ModuleDoc
-	Command *cli.Command // `starbench NAME ...`, for workload families
+	Command *cli.Command  // `starbench NAME ...`, for workload families
+	Family  family.Family // the family's Go value, for agents on client hosts
 }
 
 // Modules is every predeclared module, in the order `starbench doc` lists them.
 var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
-	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command},
-	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command},
-	{Module: mixstar.Module, Doc: mixstar.Doc, Command: mixstar.Command},
+	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command, Family: sysbench.Family{}},
+	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command, Family: tpcc.Family{}},
+	{Module: mixstar.Module, Doc: mixstar.Doc, Command: mixstar.Command, Family: mix.Family{}},
 	{Module: benchstar.Module, Doc: benchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},
@@ -59,6 +64,17 @@ func Families() []Entry {
 		}
 	}
 	return out
+}
+
+// FamilyNamed is the workload family of a name (an agent is sent its
+// family's name with the run).
+func FamilyNamed(name string) (family.Family, bool) {
+	for _, e := range Modules {
+		if e.Family != nil && e.Family.Name() == name {
+			return e.Family, true
+		}
+	}
+	return nil, false
 }
 
 // Predeclared returns the modules as plan globals.

@@ -61,6 +61,8 @@ needs=(
   "pgrep procps"
   "chromium chromium"
   "haproxy haproxy"
+  "numactl numactl"
+  "taskset util-linux"
 )
 
 missing_pkgs=()

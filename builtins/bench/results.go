@@ -67,37 +67,53 @@ func Intervals(r *Result) []results.Interval {
 		if iv.Partial && iv.End-iv.Start < r.Interval/10 {
 			continue
 		}
-		c := iv.Counts
-		row := results.Interval{
-			Time: iv.End.Seconds(), Threads: iv.Threads, Events: c.Events,
-			TPS: iv.Rate(c.Events), QPS: iv.Rate(c.Queries()), ReadsPerS: iv.Rate(c.Reads), WritesPerS: iv.Rate(c.Writes),
-			OthersPerS: iv.Rate(c.Others), ErrorsPerS: iv.Rate(c.Errors), ReconnectsPerS: iv.Rate(c.Reconnects),
-		}
-		if iv.Latency.TotalCount() > 0 {
-			at := func(q float64) float64 { return float64(iv.Latency.ValueAtPercentile(q)) / 1000 }
-			row.P50, row.P95, row.P99, row.Max = at(50), at(95), at(99), float64(iv.Latency.Max())/1000
-		}
-		rows = append(rows, row)
+		rows = append(rows, IntervalRow(iv))
 	}
 	return rows
 }
 
-// latencyIntervals are a result's interval histograms for latency.hlog:
-// each interval's latencies, then its kinds' (tagged KindTag) and its
-// service times under a rate (ServiceTag), so that a merge of step folders
-// has every histogram a summary is made of.
+// IntervalRow is an interval's row of intervals.csv.
+func IntervalRow(iv *Interval) results.Interval {
+	c := iv.Counts
+	row := results.Interval{
+		Time: iv.End.Seconds(), Threads: iv.Threads, Events: c.Events,
+		TPS: iv.Rate(c.Events), QPS: iv.Rate(c.Queries()), ReadsPerS: iv.Rate(c.Reads), WritesPerS: iv.Rate(c.Writes),
+		OthersPerS: iv.Rate(c.Others), ErrorsPerS: iv.Rate(c.Errors), ReconnectsPerS: iv.Rate(c.Reconnects),
+	}
+	if iv.Latency.TotalCount() > 0 {
+		at := func(q float64) float64 { return float64(iv.Latency.ValueAtPercentile(q)) / 1000 }
+		row.P50, row.P95, row.P99, row.Max = at(50), at(95), at(99), float64(iv.Latency.Max())/1000
+	}
+	return row
+}
+
+// latencyIntervals are a result's interval histograms for latency.hlog
+// (IntervalHistograms of each interval).
 func latencyIntervals(r *Result) []results.LatencyInterval {
+	names := make([]string, len(r.Kinds))
+	for k := range r.Kinds {
+		names[k] = r.Kinds[k].Name
+	}
 	var out []results.LatencyInterval
 	for _, iv := range r.Intervals {
-		out = append(out, results.LatencyInterval{Start: iv.Start, End: iv.End, Histogram: iv.Latency})
-		for k, ki := range iv.Kinds {
-			if k < len(r.Kinds) && ki.Latency != nil {
-				out = append(out, results.LatencyInterval{Start: iv.Start, End: iv.End, Tag: results.KindTag(r.Kinds[k].Name), Histogram: ki.Latency})
-			}
+		out = append(out, IntervalHistograms(iv, names)...)
+	}
+	return out
+}
+
+// IntervalHistograms are an interval's histograms as latency.hlog keeps
+// them: its latencies, then its kinds' (tagged KindTag; kinds names them
+// in order) and its service times under a rate (ServiceTag), so that a
+// merge of step folders has every histogram a summary is made of.
+func IntervalHistograms(iv *Interval, kinds []string) []results.LatencyInterval {
+	out := []results.LatencyInterval{{Start: iv.Start, End: iv.End, Histogram: iv.Latency}}
+	for k, ki := range iv.Kinds {
+		if k < len(kinds) && ki.Latency != nil {
+			out = append(out, results.LatencyInterval{Start: iv.Start, End: iv.End, Tag: results.KindTag(kinds[k]), Histogram: ki.Latency})
 		}
-		if iv.Service != nil {
-			out = append(out, results.LatencyInterval{Start: iv.Start, End: iv.End, Tag: results.ServiceTag, Histogram: iv.Service})
-		}
+	}
+	if iv.Service != nil {
+		out = append(out, results.LatencyInterval{Start: iv.Start, End: iv.End, Tag: results.ServiceTag, Histogram: iv.Service})
 	}
 	return out
 }

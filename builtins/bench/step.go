@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/starbench/starbench/runner/results"
 )
@@ -41,9 +42,34 @@ type Step struct {
 
 	Output   io.Writer           // where the text goes live, besides output.txt (nil: only there)
 	Progress func(Progress)      // live progress: every interval and once at the end (nil: none)
+	Sinks    []Sink              // given every interval, besides Progress (an agent streams them)
 	Hooks    []Hook              // started before the run and stopped after it, in order
 	Redact   func(string) string // applied to output.txt and the recorded error (nil: none)
+
+	// ClockOffset is how far this host's clock is ahead of the clock the
+	// step's times are kept in (an agent's, against its coordinator's):
+	// the recorded start time is moved back by it.
+	ClockOffset time.Duration
+
+	// Remote, when set, runs the step somewhere else (an agent on a
+	// client host): RunStep hands it the step and the folder to write, and
+	// it returns the step's summary (nil when nothing ran) and error. It
+	// honours Start, Output, Progress and Redact as RunStep does.
+	Remote func(ctx context.Context, dir string, s Step) (*results.Summary, error)
 }
+
+// ErrBadInput marks a step's error that is the plan's, not the run's
+// (exit 2): what it asked for cannot run, such as a part for a client host
+// no binary at hand is for. errors.Is finds it in BadInput's errors.
+var ErrBadInput = errors.New("bad input")
+
+// BadInput marks err as ErrBadInput, its message unchanged.
+func BadInput(err error) error { return badInput{err} }
+
+type badInput struct{ error }
+
+func (e badInput) Unwrap() error        { return e.error }
+func (e badInput) Is(target error) bool { return target == ErrBadInput }
 
 // StepRun is what RunStep hands a step's Run.
 type StepRun struct {
@@ -91,7 +117,11 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 	if s.Output != nil {
 		w = io.MultiWriter(s.Output, &text)
 	}
-	var sinks []Sink
+	if s.Remote != nil {
+		sum, err := s.Remote(ctx, dir, s)
+		return sum, nil, err
+	}
+	sinks := append([]Sink(nil), s.Sinks...)
 	if s.Progress != nil {
 		sinks = append(sinks, SinkFunc(func(iv *Interval) { s.Progress(intervalProgress(&s, iv)) }))
 	}
@@ -116,6 +146,7 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 	if res == nil {
 		return nil, nil, runErr
 	}
+	res.StartTime = res.StartTime.Add(-s.ClockOffset)
 	sum := Summarize(res, s.Percentile)
 	sum.Tags, sum.Options, sum.Seed, sum.Target, sum.Segment = s.Tags, s.Options, s.Seed, s.Target, s.Segment
 	sum.IntervalSeconds, sum.PlannedSeconds = res.Interval.Seconds(), s.Total

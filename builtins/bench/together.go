@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/starbench/starbench/internal/mysqlconn"
 	"github.com/starbench/starbench/runner/results"
@@ -61,6 +62,9 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 	}
 	threads, spare := 0, 0
 	for _, p := range t.Parts {
+		if p.Step.Remote != nil {
+			continue // its threads are an agent's
+		}
 		threads += p.Step.Threads
 		if p.Step.OpenLoop {
 			spare = 1 // as Run gives an open-loop run: for the schedulers
@@ -72,6 +76,11 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	gate := &startGate{waiting: len(t.Parts), open: make(chan struct{})}
+	for _, p := range t.Parts {
+		if p.Step.Remote != nil {
+			gate.lead = RemoteStartLead // time for the start to reach the other hosts
+		}
+	}
 	live := &liveParts{progress: t.Progress, parts: make([]Progress, len(t.Parts))}
 	var outMu sync.Mutex
 	errs := make([]error, len(t.Parts))
@@ -131,11 +140,23 @@ func mergeParts(dir string, dirs []string, t Together, errs []error, redact func
 			failed = append(failed, fmt.Sprintf("part %d (%s) failed: %s", k+1, t.Parts[k].Name, redact(err.Error())))
 		}
 	}
+	// A part the plan asked for what cannot run (ErrBadInput) fails the
+	// step whatever the policy: no run fixes it.
+	bad := false
+	for _, err := range errs {
+		bad = bad || errors.Is(err, ErrBadInput)
+	}
 	var stepErr error
-	if len(failed) > 0 && t.OnPartFailure != OnPartFailureContinue {
+	if len(failed) > 0 && (t.OnPartFailure != OnPartFailureContinue || bad) {
 		stepErr = fmt.Errorf("%s; every part's results are kept in %s", strings.Join(failed, "; "), filepath.Join(dir, results.PartsDir))
+		if bad {
+			stepErr = BadInput(stepErr)
+		}
 	}
 	if len(ran) == 0 {
+		if stepErr != nil && bad {
+			return nil, stepErr
+		}
 		return nil, errors.Join(stepErr, errors.New("no part ran"))
 	}
 	sum, err := results.Merge(dir, ran, results.MergeOptions{Force: true})
@@ -199,7 +220,11 @@ func togetherText(s *results.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "together: %d parts, merged exactly (counts summed, latencies from one histogram of every part's)\n", len(s.Parts))
 	for _, p := range s.Parts {
-		fmt.Fprintf(&b, "  %s: %s on %s, %s", p.Dir, p.Workload, p.Target, p.Status)
+		fmt.Fprintf(&b, "  %s: %s on %s", p.Dir, p.Workload, p.Target)
+		if p.Client != "" {
+			fmt.Fprintf(&b, " from %s", p.Client)
+		}
+		fmt.Fprintf(&b, ", %s", p.Status)
 		if p.Error != "" {
 			fmt.Fprintf(&b, " (%s)", p.Error)
 		}
@@ -300,11 +325,27 @@ type StartBarrier interface {
 	Arrive(ctx context.Context) error
 }
 
+// TimedStart is a StartBarrier that opens at a planned time, which a run
+// on another host is sent so that it starts with the others.
+type TimedStart interface {
+	StartBarrier
+	// ArriveAt says the run is ready and waits, as Arrive does, until
+	// every run sharing the barrier has arrived or ended; it returns the
+	// time the load starts at, without waiting for it.
+	ArriveAt(ctx context.Context) (time.Time, error)
+}
+
+// RemoteStartLead is how far ahead of its start a together step with
+// parts on other hosts plans it, for the start to reach them.
+const RemoteStartLead = 250 * time.Millisecond
+
 // startGate opens when every part has passed: connected and ready to
-// load, or ended without loading.
+// load, or ended without loading. The load starts lead after it opens.
 type startGate struct {
 	mu      sync.Mutex
 	waiting int
+	lead    time.Duration
+	at      time.Time // set when open is closed
 	open    chan struct{}
 }
 
@@ -321,16 +362,43 @@ func (t *gateTicket) pass() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if g.waiting--; g.waiting == 0 {
+			g.at = time.Now().Add(g.lead)
 			close(g.open)
 		}
 	})
 }
 
-// Arrive passes the part's ticket and waits for the gate to open.
-func (t *gateTicket) Arrive(ctx context.Context) error {
+// ArriveAt passes the part's ticket and waits for the gate to open.
+func (t *gateTicket) ArriveAt(ctx context.Context) (time.Time, error) {
 	t.pass()
 	select {
 	case <-t.gate.open:
+		return t.gate.at, nil
+	case <-ctx.Done():
+		return time.Time{}, ctx.Err()
+	}
+}
+
+// Arrive passes the part's ticket, waits for the gate to open and then
+// for the planned start.
+func (t *gateTicket) Arrive(ctx context.Context) error {
+	at, err := t.ArriveAt(ctx)
+	if err != nil {
+		return err
+	}
+	return SleepUntil(ctx, at, time.Now)
+}
+
+// SleepUntil waits until now() reaches at, or ctx ends (its error).
+func SleepUntil(ctx context.Context, at time.Time, now func() time.Time) error {
+	d := at.Sub(now())
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -56,6 +56,12 @@ func starbench(t *testing.T, env []string, args ...string) cliResult {
 // starbenchIn runs the built binary in dir.
 func starbenchIn(t *testing.T, dir string, env []string, args ...string) cliResult {
 	t.Helper()
+	return runBinary(t, binary, dir, env, args...)
+}
+
+// runBinary runs a starbench binary in dir.
+func runBinary(t *testing.T, binary, dir string, env []string, args ...string) cliResult {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)

@@ -164,7 +164,7 @@ meaningless for numbers).`,
 		root.AddCommand(a.familyCommand(f.Command))
 	}
 	root.AddCommand(a.reportCommand(), a.compareCommand(), a.mergeCommand(), a.docCommand(), a.versionCommand())
-	root.AddCommand(a.importCommand())
+	root.AddCommand(a.importCommand(), a.agentCommand())
 	return root
 }
 

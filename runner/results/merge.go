@@ -329,8 +329,11 @@ func mergeSummary(in []*mergeInput, opts MergeOptions) *Summary {
 		eventsSq += n * (f.EventsStddev*f.EventsStddev + f.EventsAvg*f.EventsAvg)
 		secsSum += n * f.SecondsAvg
 		secsSq += n * (f.SecondsStd*f.SecondsStd + f.SecondsAvg*f.SecondsAvg)
-		s.Parts = append(s.Parts, Part{Name: m.part.Name, Workload: p.Workload.Name, Target: p.Target, Segment: p.Segment,
-			Status: p.Status, Error: p.Error})
+		part := Part{Name: m.part.Name, Workload: p.Workload.Name, Target: p.Target, Segment: p.Segment, Status: p.Status, Error: p.Error}
+		if p.Client != nil {
+			part.Client = p.Client.Host
+		}
+		s.Parts = append(s.Parts, part)
 		switch {
 		case p.Status == StatusFailed:
 			s.Status = StatusFailed

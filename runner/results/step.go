@@ -78,9 +78,26 @@ type Summary struct {
 	// Parts are the loads merged into this summary (a together step, or
 	// `starbench merge`), each a step folder under parts/.
 	Parts []Part `json:"parts,omitempty"`
+	// Client is set on a step an agent ran on a client host (or bound to
+	// CPUs on this one): where, and how its clock stood.
+	Client *Client `json:"client,omitempty"`
 	// Imported is set on a step `starbench import` made from published
 	// figures or a peer tool's output: its source and the figures it gave.
 	Imported *Imported `json:"imported,omitempty"`
+}
+
+// Client is where an agent ran a step: its host, the starbench there,
+// how far its clock was ahead of the coordinator's (the step's times are
+// the coordinator's) and the round trip that was measured with.
+type Client struct {
+	Host          string  `json:"host"`
+	Placement     string  `json:"placement,omitempty"`    // "cpus 0-3", "NUMA node 1"
+	CPUs          string  `json:"cpus_allowed,omitempty"` // the CPUs the agent could run on: "0-3"
+	Version       string  `json:"version"`
+	OS            string  `json:"os"`
+	Arch          string  `json:"arch"`
+	ClockOffsetMS float64 `json:"clock_offset_ms"`
+	RTTMS         float64 `json:"rtt_ms"`
 }
 
 // Part is one of the loads a merged summary is made of.
@@ -89,6 +106,7 @@ type Part struct {
 	Dir      string `json:"dir"` // relative to the merged step's folder: parts/<k>-<name>
 	Workload string `json:"workload"`
 	Target   string `json:"target,omitempty"`
+	Client   string `json:"client,omitempty"` // the host an agent ran it on
 	Segment  string `json:"segment,omitempty"`
 	Status   string `json:"status"`
 	Error    string `json:"error,omitempty"`
@@ -187,6 +205,23 @@ type Step struct {
 // s.Summary.Format); summary.json goes last, so a folder with a summary
 // has the rest.
 func WriteStep(dir string, s Step) error {
+	if err := WritePartial(dir, s); err != nil {
+		return err
+	}
+	if s.Output != nil {
+		if err := WriteFile(filepath.Join(dir, OutputFile), s.Output); err != nil {
+			return err
+		}
+	}
+	s.Summary.Format = FormatVersion
+	return WriteJSON(filepath.Join(dir, SummaryFile), s.Summary)
+}
+
+// WritePartial writes what a step measured before it was lost (an agent
+// whose host went away): its intervals.csv and latency.hlog (s.Summary
+// gives the workload's name and the start), and no summary.json, so that
+// the folder is not taken for a step's result.
+func WritePartial(dir string, s Step) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -197,16 +232,7 @@ func WriteStep(dir string, s Step) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteFile(filepath.Join(dir, LatencyFile), hlog); err != nil {
-		return err
-	}
-	if s.Output != nil {
-		if err := WriteFile(filepath.Join(dir, OutputFile), s.Output); err != nil {
-			return err
-		}
-	}
-	s.Summary.Format = FormatVersion
-	return WriteJSON(filepath.Join(dir, SummaryFile), s.Summary)
+	return WriteFile(filepath.Join(dir, LatencyFile), hlog)
 }
 
 func intervalsCSV(ivs []Interval) []byte {

@@ -36,13 +36,13 @@ func Run(h runner.Host, s *runner.Step, builtin, name string, step bench.Step) (
 	step.Redact = h.Run().Redact
 	step.Progress = func(p bench.Progress) { h.Out().Benchmark(status(p)) }
 	ctx := s.Context()
-	sum, res, err := bench.RunStep(ctx, dir, step)
-	if err != nil || res == nil {
+	sum, _, err := bench.RunStep(ctx, dir, step)
+	if err != nil || sum == nil {
 		return Record{}, fmt.Errorf("%s: %w", builtin, err)
 	}
 	rel := h.Run().Relative(dir)
-	if res.Stopped == "interrupted" || ctx.Err() != nil {
-		return Record{}, fmt.Errorf("%s: interrupted after %.1fs; partial results in %s: %w", builtin, res.Elapsed.Seconds(), rel, context.Canceled)
+	if sum.Status == results.StatusInterrupted || ctx.Err() != nil {
+		return Record{}, fmt.Errorf("%s: interrupted after %.1fs; partial results in %s: %w", builtin, sum.Seconds, rel, context.Canceled)
 	}
 	return Record{Dir: rel, Summary: sum}, nil
 }

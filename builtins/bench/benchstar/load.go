@@ -1,7 +1,9 @@
 package benchstar
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -92,7 +94,7 @@ func RunBuiltin(thread *starlark.Thread, b *starlark.Builtin, l *Load, placehold
 			}
 			rec, err := Run(h, s, b.Name(), l.Name, step)
 			if err != nil {
-				return runner.Outcome{}, err
+				return runner.Outcome{}, PlanInput(thread, err)
 			}
 			return runner.Outcome{Value: value(rec.Summary, rec.Dir, false), Record: rec}, nil
 		},
@@ -120,4 +122,14 @@ func Connector(c *dbstar.Conn, ps bench.PSMode) (*bench.RoundRobin, error) {
 		r.Connectors = append(r.Connectors, &bench.SQLConnector{Config: cfg, PS: ps, Init: settings})
 	}
 	return r, nil
+}
+
+// PlanInput is a step's error as the plan's, at the call's position (exit
+// 2), when it says that what the plan asked for cannot run
+// (bench.ErrBadInput); other errors are returned as they are.
+func PlanInput(thread *starlark.Thread, err error) error {
+	if errors.Is(err, bench.ErrBadInput) && !errors.Is(err, context.Canceled) {
+		return runner.BadPlanInput(thread, "%s", err.Error())
+	}
+	return err
 }

@@ -90,7 +90,7 @@ func together(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			rec, err := runTogether(h, s, b.Name(), name, loads, bench.Together{OnPartFailure: onFailure, Seed: Seed(s, seed), Tags: tags})
 			if err != nil {
-				return runner.Outcome{}, err
+				return runner.Outcome{}, PlanInput(thread, err)
 			}
 			return runner.Outcome{Value: SummaryValue(rec.Summary, rec.Dir, false), Record: rec}, nil
 		},

@@ -8,6 +8,7 @@
 package familystar
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -17,11 +18,13 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/starbench/starbench/builtins/agent"
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/family"
+	"github.com/starbench/starbench/builtins/ssh"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/runner/results"
 )
@@ -429,9 +432,13 @@ func segmentOf(opts []family.Option, v family.Values, threads int) (bench.Segmen
 
 // runLoad is a call of run or part as a load: the configured run, made
 // again when bench.together sets its time or report interval.
-func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (*benchstar.Load, *call, family.Run, error) {
+func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (*benchstar.Load, *call, family.Run, error) {
 	f := a.Family
 	opts := f.RunOptions()
+	where, kwargs, err := placementOf(thread, b, kwargs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	c, err := a.parse(b, "run", args, kwargs, opts)
 	if err != nil {
 		return nil, nil, nil, err
@@ -450,8 +457,6 @@ func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []sta
 	}
 	timeOpt, hasTime := byRole(family.Time)
 	intervalOpt, hasInterval := byRole(family.Interval)
-	seedOpt, _ := byRole(family.Seed)
-	tagsOpt, _ := byRole(family.TagsRole)
 	database := c.conn.Session().Database
 	plan := r.Planned()
 	l := &benchstar.Load{Family: f.Name(), Name: r.Label() + cli.SegmentSuffix(seg), Handle: c.conn.ID(), Target: c.conn.Display(),
@@ -496,28 +501,111 @@ func (a *Adapter) runLoad(b *starlark.Builtin, args starlark.Tuple, kwargs []sta
 		if err != nil {
 			return bench.Step{}, err
 		}
-		if s := c.v.Int(seedOpt); s != 0 {
-			seed = s
-		}
-		step, err := r.Step(conn, seed)
-		if err != nil {
+		step, err := family.NewStep(f, r, c.v, conn, seed, c.conn.Display())
+		if err != nil || where == nil {
 			return step, err
 		}
-		step.Tags, step.Target = c.v.Tags(tagsOpt), c.conn.Display()
-		return step, nil
+		return a.onAgent(where, c, step, seed)
+	}
+	if where != nil {
+		if _, err := family.EncodeValues(f, opts, c.v); err != nil {
+			return nil, nil, nil, runner.BadPlanInput(thread, "%s: this run cannot go to an agent: %v", b.Name(), err)
+		}
+		text, args := l.Text, l.Args
+		l.Text = func() string { return text() + "  # on " + where.Where() }
+		l.Args = func() map[string]any {
+			m := args()
+			if where.Connect != nil {
+				m["client"] = where.Address
+			}
+			if where.Placement.CPUs != "" {
+				m["cpus"] = where.Placement.CPUs
+			}
+			if where.Placement.HasNode {
+				m["numa_node"] = where.Placement.NUMANode
+			}
+			return m
+		}
 	}
 	return l, c, r, nil
+}
+
+// clientHost is a plan's ssh.host as a client host agents run on.
+type clientHost interface {
+	Address() string
+	Connect(ctx context.Context) (*ssh.Client, error)
+}
+
+// placementOf takes a run's client=, cpus= and numa_node= out of its
+// keywords (they are not the family's options): where an agent runs the
+// load, nil when the load runs in this process.
+func placementOf(thread *starlark.Thread, b *starlark.Builtin, kwargs []starlark.Tuple) (*agent.Part, []starlark.Tuple, error) {
+	var rest []starlark.Tuple
+	var part agent.Part
+	found := false
+	for _, kv := range kwargs {
+		name, _ := starlark.AsString(kv[0])
+		switch name {
+		case "client":
+			h, ok := kv[1].(clientHost)
+			if !ok {
+				return nil, nil, runner.BadPlanInput(thread, "%s: client must be a host from ssh.host(...), got %s", b.Name(), kv[1].Type())
+			}
+			part.Connect, part.Address = h.Connect, h.Address()
+		case "cpus":
+			cpus, ok := starlark.AsString(kv[1])
+			if !ok {
+				return nil, nil, runner.BadPlanInput(thread, "%s: cpus must be a CPU list such as \"0-3\", got %s", b.Name(), kv[1].Type())
+			}
+			part.Placement.CPUs = cpus
+		case "numa_node":
+			if err := starlark.AsInt(kv[1], &part.Placement.NUMANode); err != nil {
+				return nil, nil, runner.BadPlanInput(thread, "%s: numa_node must be a node number, got %s", b.Name(), kv[1].Type())
+			}
+			part.Placement.HasNode = true
+		default:
+			rest = append(rest, kv)
+			continue
+		}
+		found = true
+	}
+	if !found {
+		return nil, kwargs, nil
+	}
+	if err := part.Placement.Check(); err != nil {
+		return nil, nil, runner.BadPlanInput(thread, "%s: %v", b.Name(), err)
+	}
+	part.Binaries = agent.DefaultBinaries()
+	return &part, rest, nil
+}
+
+// onAgent makes step run by an agent where says: the request carries the
+// call's values as they are now (after bench.together set its time), the
+// connection's endpoints and session settings, and the seed.
+func (a *Adapter) onAgent(where *agent.Part, c *call, step bench.Step, seed int64) (bench.Step, error) {
+	values, err := family.EncodeValues(a.Family, a.Family.RunOptions(), c.v)
+	if err != nil {
+		return step, err
+	}
+	cfgs, settings := c.conn.Endpoints()
+	if len(cfgs) == 0 {
+		return step, fmt.Errorf("connection %s is closed", c.conn.ID())
+	}
+	endpoints, err := agent.Endpoints(cfgs, settings)
+	if err != nil {
+		return step, err
+	}
+	part := *where
+	part.Request = agent.RunRequest{Family: a.Family.Name(), Values: values, Seed: seed, Endpoints: endpoints, Target: c.conn.Display()}
+	step.Run, step.Remote = nil, part.Run
+	return step, nil
 }
 
 // connector opens sessions on the call's connection, its statements as
 // the family says (family.Sessioner) or prepared where the server takes
 // them.
 func (a *Adapter) connector(c *call) (bench.Connector, error) {
-	ps := bench.PSAuto
-	if s, ok := a.Family.(family.Sessioner); ok {
-		ps = s.PSMode(c.v)
-	}
-	return benchstar.Connector(c.conn, ps)
+	return benchstar.Connector(c.conn, family.PSMode(a.Family, c.v))
 }
 
 func maps(v family.Values) family.Values {
@@ -552,7 +640,7 @@ func (a *Adapter) journalArgs(command string, opts []family.Option, v family.Val
 }
 
 func (a *Adapter) run(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	l, c, r, err := a.runLoad(b, args, kwargs)
+	l, c, r, err := a.runLoad(thread, b, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
@@ -572,8 +660,8 @@ func (a *Adapter) run(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	}, a.resultValue)
 }
 
-func (a *Adapter) part(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	l, _, _, err := a.runLoad(b, args, kwargs)
+func (a *Adapter) part(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	l, _, _, err := a.runLoad(thread, b, args, kwargs)
 	if err != nil {
 		return nil, err
 	}

@@ -138,6 +138,13 @@ func (h *Host) AttrNames() []string {
 	return names
 }
 
+// Address is the host's address as the plan gave it.
+func (h *Host) Address() string { return h.address }
+
+// Connect returns the host's connection, dialing when it has none (an
+// agent a part runs on starts over it).
+func (h *Host) Connect(ctx context.Context) (*ssh.Client, error) { return h.connected(ctx) }
+
 // connected returns the client, dialing when there is none.
 func (h *Host) connected(ctx context.Context) (*ssh.Client, error) {
 	h.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,7 @@ type Server struct {
 	Dir        string // temp directory with config, keys and log
 
 	logFile  string
+	env      map[string]string
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	stopOnce sync.Once
@@ -79,9 +81,22 @@ func Require(t testing.TB) string {
 	return p
 }
 
+// Options tune StartWith.
+type Options struct {
+	// Env is set in every session (sshd's SetEnv, which overrides the
+	// default environment: HOME gives the "host" a home of its own).
+	Env map[string]string
+}
+
 // Start starts a private sshd for the test and stops it (and every session
 // process) at cleanup.
 func Start(t testing.TB) *Server {
+	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith starts a private sshd as Start does, with options.
+func StartWith(t testing.TB, o Options) *Server {
 	t.Helper()
 	sshd := Require(t)
 	if os.Geteuid() == 0 {
@@ -98,7 +113,7 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Dir: dir, Host: "127.0.0.1", User: u.Username, logFile: filepath.Join(dir, "sshd.log")}
+	s := &Server{Dir: dir, Host: "127.0.0.1", User: u.Username, logFile: filepath.Join(dir, "sshd.log"), env: o.Env}
 	t.Cleanup(func() {
 		s.Stop()
 		if t.Failed() {
@@ -170,6 +185,18 @@ MaxSessions 50
 MaxStartups 50:30:100
 LogLevel DEBUG1
 `, port, filepath.Join(s.Dir, "host_ed25519"), authorized, filepath.Join(s.Dir, "sshd.pid"))
+	if len(s.env) > 0 {
+		keys := make([]string, 0, len(s.env))
+		for k := range s.env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		conf += "SetEnv"
+		for _, k := range keys {
+			conf += fmt.Sprintf(" %s=%q", k, s.env[k])
+		}
+		conf += "\n"
+	}
 	if err := os.WriteFile(config, []byte(conf), 0o600); err != nil {
 		return err
 	}
@@ -239,6 +266,24 @@ func (s *Server) KillSessions() int {
 	n := 0
 	for _, pid := range pids {
 		if syscall.Kill(pid, syscall.SIGKILL) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// KillConnections kills (SIGKILL) the per-connection sshd processes under
+// the listening sshd, and not the commands they run: every client sees
+// its connection drop, and every command its stdin close. It returns how
+// many it killed.
+func (s *Server) KillConnections() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	n := 0
+	for _, pid := range descendants(s.cmd.Process.Pid) {
+		comm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "comm"))
+		if err == nil && strings.HasPrefix(string(comm), "sshd") && syscall.Kill(pid, syscall.SIGKILL) == nil {
 			n++
 		}
 	}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/starbench/starbench/builtins"
+	"github.com/starbench/starbench/builtins/agent"
+)
+
+// clockSkewEnv is the test-only hook that moves an agent's clock.
+const clockSkewEnv = "STARBENCH_AGENT_CLOCK_SKEW"
+
+func (a *app) agentCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "agent",
+		Short: "Run one part of a step for a coordinator (started by starbench itself, over SSH or bound to CPUs)",
+		Long: `starbench agent runs one part of a benchmark step for the starbench that started it (the
+coordinator): a plan's part with client=HOST (or cpus=, numa_node=) starts it over the host's SSH
+connection, after uploading the coordinator's own binary into the host's per-user cache
+(${XDG_CACHE_HOME:-~/.cache}/starbench/agent/) when the host lacks it.
+
+It speaks a versioned protocol of JSON lines on stdin and stdout: the part to run (with the
+database passwords, which never appear on a command line), the planned start, and back its
+text, live progress, every interval's histograms and at the end its step folder. It stops its
+load and exits when its stdin closes, when it is told to stop, or when it hears nothing from the
+coordinator for its watchdog's time (10s), so that no agent outlives its coordinator.
+
+It is not meant to be run by hand. ` + clockSkewEnv + `=DURATION (tests only) moves its clock, to show
+that the coordinator measures and undoes clock offsets.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var skew time.Duration
+			if s := os.Getenv(clockSkewEnv); s != "" {
+				d, err := time.ParseDuration(s)
+				if err != nil {
+					return usagef("%s=%q: %v", clockSkewEnv, s, err)
+				}
+				skew = d
+			}
+			return agent.Serve(cmd.Context(), os.Stdin, a.stdout, agent.ServeOptions{
+				Version: toolVersion(), Family: builtins.FamilyNamed, ClockSkew: skew,
+			})
+		},
+	}
+}
