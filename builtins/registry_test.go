@@ -45,5 +45,9 @@ func TestRegistry(t *testing.T) {
 		if first, _, _ := strings.Cut(f.Command.Use, " "); first != f.Module.Name || f.Command.Run == nil || f.Command.Short == "" {
 			t.Errorf("family %s: command %q (run set: %v)", f.Module.Name, f.Command.Use, f.Command.Run != nil)
 		}
+		// An agent finds the family its part names.
+		if got, ok := builtins.FamilyNamed(f.Module.Name); f.Family == nil || !ok || got.Name() != f.Module.Name {
+			t.Errorf("family %s: its Go value is %v, found by name: %v", f.Module.Name, f.Family, ok)
+		}
 	}
 }

@@ -28,7 +28,8 @@ type BenchmarkStatus struct {
 	P99MS      float64
 	Errors     int64
 	Reconnects int64
-	Final      bool // the whole step's numbers, sent once at its end
+	Final      bool   // the whole step's numbers, sent once at its end
+	Client     string // the client host an agent runs the step on ("" for this process)
 	// Parts are each part's numbers for a step of several loads run at
 	// once (bench.together); the figures above are their sums.
 	Parts []BenchmarkStatus

@@ -32,6 +32,9 @@ type ServeOptions struct {
 	// TempDir is where the part's folder is written before it is sent
 	// ("" for the system's).
 	TempDir string
+	// Watchdog is how long the agent waits for a message until its part
+	// says its own (0: 30s).
+	Watchdog time.Duration
 }
 
 // defaultWatchdog is how long an agent waits for its first message.
@@ -60,6 +63,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o ServeOptions) err
 	lastSeen.Store(time.Now().UnixNano())
 	var watchdog atomic.Int64
 	watchdog.Store(int64(defaultWatchdog))
+	if o.Watchdog > 0 {
+		watchdog.Store(int64(o.Watchdog))
+	}
 	runs := make(chan *RunRequest, 1)
 	starts := make(chan int64, 1)
 	go func() {

@@ -290,7 +290,9 @@ func (s *Session) RunPart(ctx context.Context, dir string, req RunRequest, step 
 				}
 			case msgProgress:
 				if step.Progress != nil && m.Progress != nil && !m.Progress.Final {
-					step.Progress(*m.Progress)
+					p := *m.Progress
+					p.Client = s.where()
+					step.Progress(p)
 				}
 			case msgInterval:
 				if m.Interval != nil {
@@ -309,7 +311,7 @@ func (s *Session) RunPart(ctx context.Context, dir string, req RunRequest, step 
 				}
 				if step.Progress != nil && sum != nil {
 					step.Progress(bench.Progress{Workload: step.Workload, Threads: step.Threads, ElapsedS: sum.Seconds, TotalS: step.Total,
-						TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true})
+						TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true, Client: s.where()})
 				}
 				switch {
 				case m.Done.Error != "" && stopped:

@@ -88,7 +88,8 @@ type Progress struct {
 	P99MS      float64
 	Errors     int64
 	Reconnects int64
-	Final      bool // the step ended; the figures are its summary's
+	Final      bool   // the step ended; the figures are its summary's
+	Client     string // where an agent runs the step ("" for this process)
 	// Parts are each part's progress, for a together step (RunTogether);
 	// the figures above are their sums (P99MS their highest).
 	Parts []Progress

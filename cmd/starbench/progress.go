@@ -131,7 +131,8 @@ func (p *ttyProgress) draw() {
 }
 
 // partsTPS is " | parts " and each part's tps joined by "/" for a step
-// of several loads run at once, "" for one load.
+// of several loads run at once (with the client host an agent runs it
+// on), "" for one load.
 func partsTPS(b *runner.BenchmarkStatus) string {
 	if len(b.Parts) == 0 {
 		return ""
@@ -139,6 +140,9 @@ func partsTPS(b *runner.BenchmarkStatus) string {
 	tps := make([]string, len(b.Parts))
 	for i, part := range b.Parts {
 		tps[i] = fmt.Sprintf("%.0f", part.TPS)
+		if part.Client != "" {
+			tps[i] += " " + strings.TrimPrefix(part.Client, "ssh ")
+		}
 	}
 	return " | parts " + strings.Join(tps, "/")
 }

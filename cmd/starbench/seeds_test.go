@@ -92,6 +92,14 @@ func TestSeed001PlanDryRun(t *testing.T) {
 			t.Errorf("%q listed %d times, want %d", text, n, want)
 		}
 	}
+	// With client hosts, each load runs from one, in turn.
+	r = starbench(t, nil, "check", "plans/seed001_tidb305_three_sysbench.star", "-p", "clients=bench@10.0.9.1,bench@10.0.9.2",
+		"--target", "tidb1=root@tcp(10.0.1.1:4000)/sbtest", "--target", "tidb2=root@tcp(10.0.1.2:4000)/sbtest", "--target", "tidb3=root@tcp(10.0.1.3:4000)/sbtest")
+	expect(t, r, 0, "--warmup_time=60 run  # on client host bench@10.0.9.1:22\n            [2 oltp_point_select-t128]",
+		"[3 oltp_update_non_index-t128] on root@tcp(10.0.1.3:4000)/sbtest?timeout=10s: sysbench oltp_update_non_index --mysql-db=sbtest --profile=master --report_interval=10 --table_size=40000000 --tables=32 --threads=128 --time=300 --warmup_time=60 run  # on client host bench@10.0.9.1:22")
+	if n := strings.Count(r.stdout, "# on client host bench@10.0.9.2:22"); n != 7 {
+		t.Errorf("%d loads from the second client host, want 7 (one per workload)", n)
+	}
 }
 
 // Seed 002's plan: two clusters deployed in turn, BenchmarkSQL's tables

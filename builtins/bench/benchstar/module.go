@@ -38,8 +38,12 @@ var Doc = runner.ModuleDoc{
 				"rates summed, intervals on one clock (TPC-C's efficiency, per warehouse, stays in the parts). The parts' output is printed " +
 				"with a [k part] prefix; the live view shows the whole and each part's tps. A part that fails stops the others (what they measured " +
 				"is kept) and fails the step naming the part; on_part_failure=\"continue\" lets the others run on and keeps the step. " +
-				"Parts without a seed of their own get one each from the step's seed. Returns a struct like sysbench.run's (the merged figures) " +
-				"with parts: a list of structs (name, dir, workload, target, status, error)."},
+				"Parts without a seed of their own get one each from the step's seed. Parts with client= run in agents on those hosts: " +
+				"each agent's clock offset is measured (and printed), every part starts at one planned time, the agents stream their " +
+				"progress and interval histograms, and their step folders merge exactly like the others'; an agent whose host or SSH " +
+				"session dies fails its part naming the host (its streamed intervals are kept), and no agent outlives the step. " +
+				"Returns a struct like sysbench.run's (the merged figures) " +
+				"with parts: a list of structs (name, dir, workload, target, client, status, error)."},
 	},
 }
 
@@ -215,7 +219,7 @@ func SummaryValue(s *results.Summary, dir string, placeholder bool) starlark.Val
 	for _, p := range s.Parts {
 		parts = append(parts, starlarkstruct.FromStringDict(starlark.String("part"), starlark.StringDict{
 			"name": starlark.String(p.Name), "dir": starlark.String(p.Dir), "workload": starlark.String(p.Workload),
-			"target": starlark.String(p.Target), "status": starlark.String(p.Status), "error": starlark.String(p.Error),
+			"target": starlark.String(p.Target), "client": starlark.String(p.Client), "status": starlark.String(p.Status), "error": starlark.String(p.Error),
 		}))
 	}
 	fields := SummaryFields(s, dir, placeholder)

@@ -82,7 +82,10 @@ func (a *Adapter) Doc() runner.ModuleDoc {
 		runner.FuncDoc{Name: name + ".run", Signature: sig("run", f.RunOptions()), Doc: f.RunDoc()},
 		runner.FuncDoc{Name: name + ".part", Signature: sig("part", f.RunOptions()),
 			Doc: fmt.Sprintf("Describes the run %s.run would make, without running it: a part for bench.together, which runs several "+
-				"at once as one step. Takes %s.run's arguments; the part's .command is its command line.", name, name)})
+				"at once as one step. Takes %s.run's arguments; the part's .command is its command line. client=HOST (an ssh.host) runs "+
+				"the part in a starbench agent on that client host (the coordinator uploads its own binary there first when the host "+
+				"lacks it); cpus=\"0-3\" or numa_node=N run it under taskset or numactl, on the client host or on this one. "+
+				"%s.run takes them too.", name, name, name)})
 	if c, ok := f.(family.Cleaner); ok {
 		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".cleanup", Signature: sig("cleanup", c.CleanupOptions()), Doc: c.CleanupDoc()})
 	}
@@ -545,6 +548,9 @@ func placementOf(thread *starlark.Thread, b *starlark.Builtin, kwargs []starlark
 	found := false
 	for _, kv := range kwargs {
 		name, _ := starlark.AsString(kv[0])
+		if kv[1] == starlark.None && (name == "client" || name == "cpus" || name == "numa_node") {
+			continue // not given: this process runs the load
+		}
 		switch name {
 		case "client":
 			h, ok := kv[1].(clientHost)
@@ -570,7 +576,7 @@ func placementOf(thread *starlark.Thread, b *starlark.Builtin, kwargs []starlark
 		found = true
 	}
 	if !found {
-		return nil, kwargs, nil
+		return nil, rest, nil
 	}
 	if err := part.Placement.Check(); err != nil {
 		return nil, nil, runner.BadPlanInput(thread, "%s: %v", b.Name(), err)
