@@ -103,6 +103,15 @@ type Hook interface {
 	Stop(ctx context.Context) error
 }
 
+type startKey struct{}
+
+// WithStart makes RunStep hold the load of a step that has no Start of
+// its own on start: the start of a segment of a load run from several
+// machines (--start-at, --start-barrier), set by the command that runs it.
+func WithStart(ctx context.Context, start StartBarrier) context.Context {
+	return context.WithValue(ctx, startKey{}, start)
+}
+
 // RunStep runs a step and writes its folder dir: summary.json (with the
 // step's tags, options, seed, target and status), intervals.csv,
 // latency.hlog and output.txt, also when the run failed or was
@@ -117,6 +126,9 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 	w := io.Writer(&text)
 	if s.Output != nil {
 		w = io.MultiWriter(s.Output, &text)
+	}
+	if s.Start == nil {
+		s.Start, _ = ctx.Value(startKey{}).(StartBarrier)
 	}
 	if s.Remote != nil {
 		sum, err := s.Remote(ctx, dir, s)

@@ -62,6 +62,12 @@ type PlanRun struct {
 type Command struct {
 	Use, Short, Long, Example string
 	Run                       func(ctx context.Context, env *Env, args []string) error
+	// SeedFlag is the flag that seeds a run ("--rand-seed"): the segments
+	// of one load share it.
+	SeedFlag string
+	// PasswordFlags are the flags that carry a password ("--mysql-password"),
+	// which a rendered manifest must not hold.
+	PasswordFlags []string
 }
 
 // UsageError is a bad command line: the command prints it and exits 2.

@@ -119,7 +119,7 @@ type app struct {
 
 // familyCommand makes a workload family's subcommand (see package cli).
 func (a *app) familyCommand(c *cli.Command) *cobra.Command {
-	cmd := &cobra.Command{Use: c.Use, Short: c.Short, Long: c.Long, Example: c.Example, DisableFlagParsing: true}
+	cmd := &cobra.Command{Use: c.Use, Short: c.Short, Long: c.Long + segmentHelp, Example: c.Example, DisableFlagParsing: true}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		env := &cli.Env{
 			Stdout: a.stdout, Stderr: a.stderr, ToolVersion: toolVersion(),
@@ -133,7 +133,11 @@ func (a *app) familyCommand(c *cli.Command) *cobra.Command {
 			Help:         cmd.Help,
 			RunPlan:      a.runFamilyPlan,
 		}
-		return c.Run(cmd.Context(), env, args)
+		ctx, args, err := segmentArgs(cmd.Context(), args)
+		if err != nil {
+			return err
+		}
+		return c.Run(ctx, env, args)
 	}
 	return cmd
 }
@@ -164,7 +168,7 @@ meaningless for numbers).`,
 		root.AddCommand(a.familyCommand(f.Command))
 	}
 	root.AddCommand(a.reportCommand(), a.compareCommand(), a.mergeCommand(), a.docCommand(), a.versionCommand())
-	root.AddCommand(a.importCommand(), a.agentCommand())
+	root.AddCommand(a.importCommand(), a.k8sCommand(), a.agentCommand())
 	return root
 }
 

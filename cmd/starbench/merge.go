@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,12 +33,14 @@ one results folder that report and compare read as one benchmark:
     into the merged interval its start is nearest to)
   threads fairness: pooled over every part's threads
 
-Each DIR is a folder with a summary.json (a 'starbench sysbench|tpcc ... run' folder) or a
-plan's results folder with exactly one benchmark step. The parts are copied into
+Each DIR is a folder with a summary.json (a 'starbench sysbench|tpcc ... run' folder), a
+plan's results folder with exactly one benchmark step, or a folder of such folders (the one the
+pods of 'starbench k8s job' share: its seg-1, seg-2, ... in order). The parts are copied into
 OUT/parts/<k>-<name>/ so the merged folder keeps them; 'starbench report --parts' lists them.
 
 Refused with exit 2: parts with different report intervals or planned durations, the same
-segment twice, and parts of different workloads unless --force.`,
+segment twice, parts that did not run at the same time (the latest start must come before the
+earliest end by half of the shortest run), and parts of different workloads unless --force.`,
 		Example: `  starbench sysbench oltp_point_select --threads=150 --time=300 --rand-seed=7 --segment=1/3 ... run --out seg1
   (segments 2/3 and 3/3 on other machines)
   starbench merge seg1 seg2 seg3 -o merged
@@ -55,6 +59,7 @@ segment twice, and parts of different workloads unless --force.`,
 }
 
 func (a *app) merge(dirs []string, out string, force bool) error {
+	dirs = segmentFolders(dirs)
 	parts := make([]results.MergePart, len(dirs))
 	for i, d := range dirs {
 		step, err := stepFolderOf(d)
@@ -142,6 +147,59 @@ func stepFolderOf(dir string) (string, error) {
 		return "", usagef("merge: %s holds %d benchmark steps; name the one to merge, e.g. %s", dir, len(steps), steps[0])
 	}
 	return steps[0], nil
+}
+
+// segmentFolders replaces a folder that holds no result but folders that
+// do (the folder the segments of a Kubernetes Indexed Job share: seg-1,
+// seg-2, ...) by those, in order; other folders stay as they are.
+func segmentFolders(dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if len(results.StepDirs(d)) > 0 {
+			out = append(out, d)
+			continue
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			out = append(out, d)
+			continue
+		}
+		var inner []string
+		for _, e := range entries {
+			if sub := filepath.Join(d, e.Name()); e.IsDir() && len(results.StepDirs(sub)) > 0 {
+				inner = append(inner, sub)
+			}
+		}
+		if len(inner) == 0 {
+			out = append(out, d)
+			continue
+		}
+		sort.Slice(inner, func(i, j int) bool { return naturalLess(filepath.Base(inner[i]), filepath.Base(inner[j])) })
+		out = append(out, inner...)
+	}
+	return out
+}
+
+// naturalLess orders names with numbers by their value: seg-2 before seg-10.
+func naturalLess(a, b string) bool {
+	ta, na := splitNumber(a)
+	tb, nb := splitNumber(b)
+	if ta != tb || na < 0 || nb < 0 {
+		return a < b
+	}
+	return na < nb
+}
+
+func splitNumber(s string) (string, int) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	n, err := strconv.Atoi(s[i:])
+	if err != nil {
+		return s, -1
+	}
+	return s[:i], n
 }
 
 // folderTime is the UTC time at the start of a results folder's name.

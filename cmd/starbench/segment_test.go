@@ -142,10 +142,24 @@ func TestSegmentsThenMerge(t *testing.T) {
 	expect(t, starbench(t, nil, append(run, "--segment=1/3", "run")...), 2, "needs --rand-seed=N")
 	expect(t, starbench(t, nil, "tpcc", "--segment", "0/4", "--seed", "1", "--time", "1s", "run"), 2, "i must be between 1 and 4")
 	expect(t, starbench(t, nil, "merge", "-o", filepath.Join(t.TempDir(), "x"), first[0], second[0]), 2, "are both segment 1/3")
-	other := filepath.Join(t.TempDir(), "point")
-	expect(t, starbench(t, nil, append([]string{"sysbench", "oltp_point_select", "--table-size=300", "--threads=1", "--events=30", "--report-interval=1", "run", "--out", other}, conn...)...), 0)
-	expect(t, starbench(t, nil, "merge", "-o", filepath.Join(t.TempDir(), "y"), first[0], other), 2, "merging different workloads", "--force")
-	expect(t, starbench(t, nil, "merge", "--force", "-o", filepath.Join(t.TempDir(), "z"), first[0], other), 0, "merged 2 parts")
+	// Two workloads run at once merge only with --force; loads run one
+	// after the other do not merge at all.
+	point, readOnly := filepath.Join(t.TempDir(), "point"), filepath.Join(t.TempDir(), "ro")
+	var wg sync.WaitGroup
+	for _, w := range [][2]string{{"oltp_point_select", point}, {"oltp_read_only", readOnly}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			expect(t, starbench(t, nil, append([]string{"sysbench", w[0], "--table-size=300", "--threads=1", "--time=2", "--report-interval=1", "run", "--out", w[1]}, conn...)...), 0)
+		}()
+	}
+	wg.Wait()
+	expect(t, starbench(t, nil, "merge", "-o", filepath.Join(t.TempDir(), "y"), readOnly, point), 2, "merging different workloads", "--force")
+	expect(t, starbench(t, nil, "merge", "--force", "-o", filepath.Join(t.TempDir(), "z"), readOnly, point), 0, "merged 2 parts")
+	later := filepath.Join(t.TempDir(), "later")
+	expect(t, starbench(t, nil, append([]string{"sysbench", "oltp_point_select", "--table-size=300", "--threads=1", "--time=2", "--report-interval=1", "run", "--out", later}, conn...)...), 0)
+	expect(t, starbench(t, nil, "merge", "--force", "-o", filepath.Join(t.TempDir(), "w"), readOnly, later), 2,
+		"the parts did not run at the same time", "start the segments together (--start-barrier or --start-at)")
 	expect(t, starbench(t, nil, "merge", "-o", out, first[0]), 2, "exists and is not empty")
 	if strings.Contains(fmt.Sprint(first), m.Password()) {
 		t.Error("a password in a folder name")

@@ -248,7 +248,49 @@ func checkMergeable(in []*mergeInput, opts MergeOptions) error {
 		}
 		seen[key] = p
 	}
-	return nil
+	return checkOverlap(in, name)
+}
+
+// overlapSlack is how far apart the clocks of the machines segments run
+// on may be: what checkOverlap forgives.
+const overlapSlack = time.Second
+
+// checkOverlap refuses parts that did not run at the same time: the
+// latest start must come before the earliest end by at least half of the
+// shortest part's run, less overlapSlack (a segment that started when the
+// others were nearly done is not part of their load).
+func checkOverlap(in []*mergeInput, name func(*mergeInput) string) error {
+	var latest, earliest, shortest *mergeInput
+	end := func(m *mergeInput) time.Time {
+		return m.sum.Started.Add(time.Duration(m.sum.Seconds * float64(time.Second)))
+	}
+	for _, m := range in {
+		if m.sum.Started.IsZero() || m.sum.Seconds <= 0 {
+			continue
+		}
+		if latest == nil || m.sum.Started.After(latest.sum.Started) {
+			latest = m
+		}
+		if earliest == nil || end(m).Before(end(earliest)) {
+			earliest = m
+		}
+		if shortest == nil || m.sum.Seconds < shortest.sum.Seconds {
+			shortest = m
+		}
+	}
+	if latest == nil || latest == earliest {
+		return nil
+	}
+	overlap := end(earliest).Sub(latest.sum.Started).Seconds()
+	if overlap >= shortest.sum.Seconds/2-overlapSlack.Seconds() {
+		return nil
+	}
+	span := func(m *mergeInput) string {
+		return m.sum.Started.UTC().Format("15:04:05.000") + "–" + end(m).UTC().Format("15:04:05.000")
+	}
+	return fmt.Errorf("%w: the parts did not run at the same time: %s ran %s UTC, %s ran %s UTC (they overlap %.1fs of %.1fs): "+
+		"start the segments together (--start-barrier or --start-at)", ErrCannotMerge, name(latest), span(latest), name(earliest), span(earliest),
+		max(overlap, 0), shortest.sum.Seconds)
 }
 
 // mergeSummary adds up the parts' summaries; the latency percentiles are

@@ -46,9 +46,10 @@ Exit codes: 0 ok, 1 the command failed, 2 bad command line or file, 130 interrup
 
 // Command is `starbench mix FILE.star ... prepare|run|cleanup`.
 var Command = &cli.Command{
-	Use:   "mix FILE.star [--mix NAME] [flags] prepare|run|cleanup",
-	Short: "Run a workload declared in a .star file (mix.define) from the command line",
-	Long:  mixLong,
+	SeedFlag: "--seed",
+	Use:      "mix FILE.star [--mix NAME] [flags] prepare|run|cleanup",
+	Short:    "Run a workload declared in a .star file (mix.define) from the command line",
+	Long:     mixLong,
 	Example: `  starbench mix shop.star --target sandbox:mariadb --threads 4 prepare
   starbench mix shop.star --mix shop --target 'root:pw@tcp(10.0.1.5:4000)/shop' --threads 64 --time 5m --report-interval 10s run
   starbench mix shop.star --target ... --threads 64 --seed 7 --segment 1/2 run   # and 2/2 on another machine

@@ -65,9 +65,11 @@ Exit codes: 0 ok, 1 the command failed, 2 bad command line, 130 interrupted.`
 // Command is `starbench sysbench ...`: sysbench command lines as reports
 // print them.
 var Command = &cli.Command{
-	Use:   "sysbench [options] SCRIPT COMMAND [options]",
-	Short: "Run sysbench command lines (prepare, run, cleanup) with the Go workload engine",
-	Long:  sysbenchLong,
+	SeedFlag:      "--rand-seed",
+	PasswordFlags: []string{"--mysql-password", "--mysql_password", "--pgsql-password"},
+	Use:           "sysbench [options] SCRIPT COMMAND [options]",
+	Short:         "Run sysbench command lines (prepare, run, cleanup) with the Go workload engine",
+	Long:          sysbenchLong,
 	Example: `  starbench sysbench oltp_read_write --tables=16 --table-size=10000 --threads=16 --mysql-host=127.0.0.1 --mysql-port=4000 --mysql-user=root prepare
   starbench sysbench --db-driver=mysql /usr/share/sysbench/oltp_point_select.lua --mysql-host=127.0.0.1 --mysql-port=4000 --mysql-user=root --tables=16 --table-size=10000 --threads=150 --time=300 --report-interval=10 run
   starbench sysbench oltp_read_only --target sandbox:mariadb --table-size=1000 --time=10 run   # prepares first: the server lives for this command only

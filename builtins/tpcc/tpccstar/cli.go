@@ -49,9 +49,11 @@ Exit codes: 0 ok, 1 the command or a consistency condition failed, 2 bad command
 
 // Command is `starbench tpcc ...`: go-tpc's command lines.
 var Command = &cli.Command{
-	Use:   "tpcc [go-tpc flags] prepare|run|check|cleanup",
-	Short: "Run TPC-C (go-tpc's tables, statements and command line) with the Go workload engine",
-	Long:  tpccLong,
+	SeedFlag:      "--seed",
+	PasswordFlags: []string{"-p", "--password"},
+	Use:           "tpcc [go-tpc flags] prepare|run|check|cleanup",
+	Short:         "Run TPC-C (go-tpc's tables, statements and command line) with the Go workload engine",
+	Long:          tpccLong,
 	Example: `  starbench tpcc -H 127.0.0.1 -P 4000 -D tpcc --warehouses 4 -T 4 prepare
   starbench tpcc -H 127.0.0.1 -P 4000 -D tpcc --warehouses 4 -T 16 --time 5m --interval 10s run
   starbench tpcc -D tpcc --warehouses 4 check

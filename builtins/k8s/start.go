@@ -1,0 +1,228 @@
+// Package k8s runs one load from many machines as segments that start
+// together: as a Kubernetes Indexed Job (the manifests, Render), where a
+// pod's segment is its completion index (JobSegment), or on any machines
+// by hand. Segments start at a set time (StartAt) or meet at a barrier one
+// of them serves (Barrier), as k6-operator's starter starts its runners;
+// `starbench merge` then merges their folders exactly. Nothing here
+// imports Starlark.
+package k8s
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/starbench/starbench/builtins/bench"
+)
+
+// IndexEnv is the variable a Kubernetes Indexed Job's pods get their
+// completion index (0-based) in.
+const IndexEnv = "JOB_COMPLETION_INDEX"
+
+// JobSegment resolves a --segment of the form "job/N" into "i/N", i being
+// the pod's completion index plus one, read from getenv(IndexEnv); other
+// forms are returned as they are. ok reports whether spec was job/N.
+func JobSegment(spec string, getenv func(string) string) (resolved string, ok bool, err error) {
+	n, isJob := strings.CutPrefix(spec, "job/")
+	if !isJob {
+		return spec, false, nil
+	}
+	count, err := strconv.Atoi(n)
+	if err != nil || count < 1 {
+		return "", true, fmt.Errorf("--segment %s: want job/N with N the Job's completions, e.g. job/3", spec)
+	}
+	v := getenv(IndexEnv)
+	if v == "" {
+		return "", true, fmt.Errorf("--segment %s takes the segment from %s, which a Kubernetes Indexed Job sets in its pods; it is not set here (give --segment i/%d)", spec, IndexEnv, count)
+	}
+	index, err := strconv.Atoi(v)
+	if err != nil || index < 0 || index >= count {
+		return "", true, fmt.Errorf("--segment %s: %s=%q is not an index below %d", spec, IndexEnv, v, count)
+	}
+	return fmt.Sprintf("%d/%d", index+1, count), true, nil
+}
+
+// StartAt holds a load until a set time: the segments started with the
+// same time start together (their clocks synchronized, as NTP keeps a
+// cluster's). A segment ready only after the time fails, rather than run
+// late beside the others.
+type StartAt struct {
+	At  time.Time
+	Now func() time.Time // nil: time.Now
+}
+
+// Arrive waits until the time.
+func (s StartAt) Arrive(ctx context.Context) error {
+	now := s.Now
+	if now == nil {
+		now = time.Now
+	}
+	if late := now().Sub(s.At); late > 0 {
+		return fmt.Errorf("--start-at %s passed %v before this segment was ready: start the segments with a later time", s.At.UTC().Format(time.RFC3339), late.Round(time.Millisecond))
+	}
+	return bench.SleepUntil(ctx, s.At, now)
+}
+
+// Barrier is a start rendezvous of the Count segments of a load: segment
+// 1 serves it on Addr's port (on Addr's host when that is an IP address,
+// on every interface otherwise); every segment, once ready, connects to
+// Addr and says so; when all have, segment 1 sends each the time to start
+// at, a moment ahead. Segments that do not all arrive within Timeout fail,
+// naming those missing.
+type Barrier struct {
+	Addr    string
+	Segment bench.Segment
+	Timeout time.Duration // 0: 10 minutes
+	// Lead is how far ahead the start is set (0: one second).
+	Lead time.Duration
+
+	mu   sync.Mutex
+	used bool
+}
+
+// Arrive serves the barrier (segment 1), meets it and waits for the start.
+// A second Arrive returns at once: a load starts once.
+func (b *Barrier) Arrive(ctx context.Context) error {
+	b.mu.Lock()
+	used := b.used
+	b.used = true
+	b.mu.Unlock()
+	if used {
+		return nil
+	}
+	return b.arrive(ctx)
+}
+
+func (b *Barrier) timeout() time.Duration {
+	if b.Timeout > 0 {
+		return b.Timeout
+	}
+	return 10 * time.Minute
+}
+
+func (b *Barrier) arrive(ctx context.Context) error {
+	if b.Segment.Whole() {
+		return fmt.Errorf("--start-barrier needs --segment i/n: it is the meeting of n segments")
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.timeout())
+	defer cancel()
+	serveErr := make(chan error, 1)
+	if b.Segment.Index == 1 {
+		ln, err := b.listen()
+		if err != nil {
+			return fmt.Errorf("--start-barrier %s: segment 1 serves it: %w", b.Addr, err)
+		}
+		go func() { serveErr <- b.serve(ctx, ln) }()
+	}
+	at, err := b.meet(ctx)
+	if err != nil {
+		if b.Segment.Index == 1 {
+			cancel()
+			if serr := <-serveErr; serr != nil {
+				return serr
+			}
+		}
+		return err
+	}
+	return bench.SleepUntil(ctx, at, time.Now)
+}
+
+func (b *Barrier) listen() (net.Listener, error) {
+	host, port, err := net.SplitHostPort(b.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if net.ParseIP(host) == nil {
+		host = "" // a name (the first pod's): every interface
+	}
+	var lc net.ListenConfig
+	return lc.Listen(context.Background(), "tcp", net.JoinHostPort(host, port))
+}
+
+// serve takes every segment's "ready i/n" and, once all n came, answers
+// each "start UNIXNANO".
+func (b *Barrier) serve(ctx context.Context, ln net.Listener) error {
+	defer ln.Close()
+	go func() { <-ctx.Done(); ln.Close() }()
+	n := b.Segment.Count
+	conns := map[int]net.Conn{}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for len(conns) < n {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				var missing []string
+				for i := 1; i <= n; i++ {
+					if conns[i] == nil {
+						missing = append(missing, strconv.Itoa(i))
+					}
+				}
+				return fmt.Errorf("--start-barrier %s: segments %s of %d did not arrive within %v", b.Addr, strings.Join(missing, ", "), n, b.timeout())
+			}
+			return err
+		}
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		line, err := bufio.NewReader(c).ReadString('\n')
+		var i, count int
+		if err == nil {
+			_, err = fmt.Sscanf(line, "ready %d/%d\n", &i, &count)
+		}
+		if err != nil || count != n || i < 1 || i > n || conns[i] != nil {
+			fmt.Fprintf(c, "refused: this barrier is for segments 1..%d of %d, once each\n", n, n)
+			c.Close()
+			continue
+		}
+		conns[i] = c
+	}
+	lead := b.Lead
+	if lead <= 0 {
+		lead = time.Second
+	}
+	at := time.Now().Add(lead).UnixNano()
+	for _, c := range conns {
+		fmt.Fprintf(c, "start %d\n", at)
+	}
+	return nil
+}
+
+// meet connects to the barrier (again and again until it is served),
+// says this segment is ready and reads the start.
+func (b *Barrier) meet(ctx context.Context) (time.Time, error) {
+	var d net.Dialer
+	for {
+		c, err := d.DialContext(ctx, "tcp", b.Addr)
+		if err != nil {
+			select {
+			case <-ctx.Done():
+				return time.Time{}, fmt.Errorf("--start-barrier %s: cannot reach it within %v: %w", b.Addr, b.timeout(), err)
+			case <-time.After(200 * time.Millisecond):
+				continue
+			}
+		}
+		go func() { <-ctx.Done(); c.Close() }()
+		fmt.Fprintf(c, "ready %d/%d\n", b.Segment.Index, b.Segment.Count)
+		line, err := bufio.NewReader(c).ReadString('\n')
+		c.Close()
+		var at int64
+		if err == nil {
+			if _, serr := fmt.Sscanf(line, "start %d\n", &at); serr != nil {
+				return time.Time{}, fmt.Errorf("--start-barrier %s: %s", b.Addr, strings.TrimSpace(line))
+			}
+			return time.Unix(0, at), nil
+		}
+		if ctx.Err() != nil {
+			return time.Time{}, fmt.Errorf("--start-barrier %s: the other segments did not all arrive within %v", b.Addr, b.timeout())
+		}
+		// The server went away before it answered (a restart): try again.
+		time.Sleep(200 * time.Millisecond)
+	}
+}

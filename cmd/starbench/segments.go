@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/k8s"
+)
+
+// segmentHelp is what every family command's --help says about running
+// one load from several machines.
+const segmentHelp = `
+
+Running one load from several machines (or as a Kubernetes Indexed Job, see 'starbench k8s job'):
+  --segment i/n        run the i-th of n slices of the load (with the family's seed, the same everywhere)
+  --segment job/n      the same, i being the pod's JOB_COMPLETION_INDEX + 1 (a Kubernetes Indexed Job);
+                       --out DIR is then the folder the segments share: this one writes DIR/seg-i
+  --start-at TIME      connect and prepare, then start the load at TIME (RFC 3339, e.g. 2026-12-03T15:00:00Z);
+                       a segment ready only after TIME fails rather than run late
+  --start-barrier HOST:PORT
+                       connect and prepare, then meet the other segments there (segment 1 serves it on PORT)
+                       and start together, a second after the last arrived
+  --start-timeout D    how long a barrier waits for every segment (default 10m)
+'starbench merge DIR` + `...' merges the segments' folders exactly; it refuses folders that did not run at the same time.`
+
+// segmentArgs takes the start options (--start-at, --start-barrier,
+// --start-timeout) out of a family command line, resolves --segment
+// job/N from the pod's completion index (and --out with it), and returns
+// the command line the family parses with the context its step starts
+// from.
+func segmentArgs(ctx context.Context, args []string) (context.Context, []string, error) {
+	var out []string
+	var startAt, barrier, timeout, segment string
+	// set replaces the value of an option kept in out, in the form it
+	// was given (--name=value or --name value).
+	type kept struct {
+		at     int
+		joined bool
+	}
+	set := func(k kept, name, value string) {
+		if k.joined {
+			out[k.at] = name + "=" + value
+		} else {
+			out[k.at] = value
+		}
+	}
+	segAt, outAt := kept{at: -1}, kept{at: -1}
+	var outDir string
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(args[i], "=")
+		take := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(args) {
+				return "", usagef("%s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch name {
+		case "--start-at":
+			startAt, err = take()
+		case "--start-barrier":
+			barrier, err = take()
+		case "--start-timeout":
+			timeout, err = take()
+		case "--segment", "--out":
+			out = append(out, args[i])
+			if !hasValue && i+1 < len(args) {
+				out = append(out, args[i+1])
+			}
+			k := kept{at: len(out) - 1, joined: hasValue}
+			v, terr := take()
+			err = terr
+			if name == "--segment" {
+				segment, segAt = v, k
+			} else {
+				outDir, outAt = v, k
+			}
+		default:
+			out = append(out, args[i])
+		}
+		if err != nil {
+			return ctx, nil, err
+		}
+	}
+	resolved, isJob, err := k8s.JobSegment(segment, os.Getenv)
+	if err != nil {
+		return ctx, nil, usagef("%v", err)
+	}
+	if isJob {
+		set(segAt, "--segment", resolved)
+		if outAt.at >= 0 {
+			index, _, _ := strings.Cut(resolved, "/")
+			set(outAt, "--out", filepath.Join(outDir, "seg-"+index))
+		}
+	}
+	var seg bench.Segment
+	if resolved != "" {
+		if seg, err = bench.ParseSegment(resolved); err != nil {
+			return ctx, nil, usagef("--%v", err)
+		}
+	}
+	switch {
+	case startAt != "" && barrier != "":
+		return ctx, nil, usagef("give --start-at or --start-barrier, not both")
+	case startAt != "":
+		at, err := time.Parse(time.RFC3339Nano, startAt)
+		if err != nil {
+			return ctx, nil, usagef("--start-at %q: want a time such as 2026-12-03T15:00:00Z (RFC 3339)", startAt)
+		}
+		ctx = bench.WithStart(ctx, k8s.StartAt{At: at})
+	case barrier != "":
+		if seg.Whole() {
+			return ctx, nil, usagef("--start-barrier %s needs --segment i/n (or job/n): it is where the n segments of a load meet", barrier)
+		}
+		b := &k8s.Barrier{Addr: barrier, Segment: seg}
+		if timeout != "" {
+			d, err := time.ParseDuration(timeout)
+			if err != nil || d <= 0 {
+				return ctx, nil, usagef("--start-timeout %q: want a duration such as 10m", timeout)
+			}
+			b.Timeout = d
+		}
+		ctx = bench.WithStart(ctx, b)
+	case timeout != "":
+		return ctx, nil, usagef("--start-timeout goes with --start-barrier")
+	}
+	if (startAt != "" || barrier != "") && !containsWord(out, "run") {
+		return ctx, nil, usagef("--start-at and --start-barrier start a run's load: give them with run")
+	}
+	return ctx, out, nil
+}
+
+func containsWord(args []string, word string) bool {
+	for _, a := range args {
+		if a == word {
+			return true
+		}
+	}
+	return false
+}
