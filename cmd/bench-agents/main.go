@@ -15,7 +15,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,7 +29,6 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/cmd/internal/benchcmp"
-	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/runner/results"
 )
 
@@ -103,21 +101,12 @@ const (
 func (s side) String() string { return [...]string{"baseline", "agents"}[s] }
 
 func run(o options) error {
-	work, err := os.MkdirTemp("", "bench-agents-")
+	setup, err := benchcmp.Setup("bench-agents", o.starbench)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	bin, err := benchcmp.StarbenchBinary(o.starbench, work)
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})
-	if err != nil {
-		return err
-	}
-	defer m.Stop()
+	defer setup.Close()
+	work, bin, m := setup.Work, setup.Starbench, setup.Server
 	if _, err := benchcmp.RunClient(bin, []string{"sysbench", "oltp_point_select", "--tables=1", "--table-size=" + strconv.Itoa(o.tableSize),
 		"--target", m.DSN(), "prepare"}, nil); err != nil {
 		return fmt.Errorf("prepare: %w", err)

@@ -141,21 +141,12 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "bench-vs-gotpc-")
+	setup, err := benchcmp.Setup("bench-vs-gotpc", o.starbench)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	starbenchBin, err := benchcmp.StarbenchBinary(o.starbench, work)
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})
-	if err != nil {
-		return err
-	}
-	defer m.Stop()
+	defer setup.Close()
+	ctx, work, starbenchBin, m := context.Background(), setup.Work, setup.Starbench, setup.Server
 	db, err := sql.Open("mysql", m.DSN())
 	if err != nil {
 		return err

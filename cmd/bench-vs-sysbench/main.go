@@ -230,22 +230,13 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("sysbench is not installed (sudo apt-get install -y sysbench)")
 	}
-	work, err := os.MkdirTemp("", "bench-vs-sysbench-")
+	setup, err := benchcmp.Setup("bench-vs-sysbench", o.starbench)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	starbenchBin, err := benchcmp.StarbenchBinary(o.starbench, work)
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})
-	if err != nil {
-		return err
-	}
-	defer m.Stop()
-	b := newBench(o, work, sysbench, starbenchBin, m)
+	defer setup.Close()
+	ctx, work, m := context.Background(), setup.Work, setup.Server
+	b := newBench(o, work, sysbench, setup.Starbench, m)
 	if o.plan {
 		if err := os.WriteFile(filepath.Join(work, "sysbench.star"), []byte(sysbenchPlan), 0o644); err != nil {
 			return err

@@ -83,11 +83,5 @@ func WriteImportedStep(dir string, s Step) error {
 			return err
 		}
 	}
-	if s.Output != nil {
-		if err := WriteFile(filepath.Join(dir, OutputFile), s.Output); err != nil {
-			return err
-		}
-	}
-	s.Summary.Format = FormatVersion
-	return WriteJSON(filepath.Join(dir, SummaryFile), s.Summary)
+	return FinishStep(dir, s.Summary, s.Output)
 }

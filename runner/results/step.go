@@ -208,13 +208,7 @@ func WriteStep(dir string, s Step) error {
 	if err := WritePartial(dir, s); err != nil {
 		return err
 	}
-	if s.Output != nil {
-		if err := WriteFile(filepath.Join(dir, OutputFile), s.Output); err != nil {
-			return err
-		}
-	}
-	s.Summary.Format = FormatVersion
-	return WriteJSON(filepath.Join(dir, SummaryFile), s.Summary)
+	return FinishStep(dir, s.Summary, s.Output)
 }
 
 // WritePartial writes what a step measured before it was lost (an agent

@@ -6,7 +6,8 @@
 // letting the server write out its dirty pages before a measurement, and
 // the mean with its 95% confidence interval of per-round ratios; and
 // their command lines' common parts (cmd.go: exit statuses, -time,
-// -threads, the starbench binary).
+// -threads, the starbench binary, the folder and private server a
+// comparison runs in).
 //
 // It measures and computes; it prints nothing, and each command words its
 // own tables.

@@ -1,6 +1,7 @@
 package benchcmp
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/starbench/starbench/internal/sandbox"
 )
 
 // Main runs a comparison command: parse reads the arguments (its errors
@@ -69,4 +72,40 @@ func StarbenchBinary(given, work string) (string, error) {
 		return "", fmt.Errorf("build starbench: %w", err)
 	}
 	return bin, nil
+}
+
+// Bench is what a comparison runs in: a temporary folder, the starbench
+// binary and a private MariaDB.
+type Bench struct {
+	Work      string
+	Starbench string
+	Server    *sandbox.MariaDB
+}
+
+// Setup makes a comparison's temporary folder (named after the command),
+// finds or builds the starbench binary (StarbenchBinary) and starts a
+// private MariaDB; Close stops and removes them.
+func Setup(name, starbench string) (*Bench, error) {
+	work, err := os.MkdirTemp("", name+"-")
+	if err != nil {
+		return nil, err
+	}
+	b := &Bench{Work: work}
+	if b.Starbench, err = StarbenchBinary(starbench, work); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if b.Server, err = sandbox.StartMariaDB(context.Background(), sandbox.MariaDBOptions{}); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Close stops the server and removes the folder.
+func (b *Bench) Close() {
+	if b.Server != nil {
+		b.Server.Stop()
+	}
+	os.RemoveAll(b.Work)
 }
