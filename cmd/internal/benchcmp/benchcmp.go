@@ -1,6 +1,6 @@
 // Package benchcmp holds what the commands that measure starbench against
 // another client on one private server share (cmd/bench-vs-sysbench,
-// cmd/bench-vs-gotpc): the order rule of their A/B rounds and the check
+// cmd/bench-vs-gotpc, cmd/bench-agents): the order rule of their A/B rounds and the check
 // that keeps it balanced, running a client process for its CPU time, wall
 // time and output, reading a running process's CPU time from /proc,
 // letting the server write out its dirty pages before a measurement, and
