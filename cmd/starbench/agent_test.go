@@ -23,7 +23,7 @@ import (
 // agentPlan runs one oltp_point_select part per client host, at once, as
 // one step.
 const agentPlan = `
-params(dsn = "", hosts = [""], keys = [""], known = [""], time = 3, policy = "fail", threads = 2, prepare = True)
+params(dsn = "", hosts = [""], keys = [""], known = [""], time = 3, policy = "fail", threads = 2, prepare = True, cpus = "")
 
 def main(p):
     conn = db.connect(p.dsn)
@@ -33,7 +33,7 @@ def main(p):
     for i in range(len(p.hosts)):
         h = ssh.host(p.hosts[i], key_file = p.keys[i], known_hosts = p.known[i])
         parts.append(sysbench.part(conn, "oltp_point_select", tables = 1, table_size = 2000, threads = p.threads,
-                                   time = p.time, rand_seed = 7, client = h))
+                                   time = p.time, rand_seed = 7, client = h, cpus = p.cpus if i == 0 and p.cpus else None))
     r = bench.together(parts, on_part_failure = p.policy)
     for x in r.parts:
         print("part", x.name, x.status, x.error)
@@ -348,6 +348,29 @@ func TestAgentFailures(t *testing.T) {
 		}
 	})
 
+	// Interrupted (Ctrl-C): the agents are told to stop, and every part's
+	// partial results are kept. The password is on no agent's command line.
+	t.Run("interrupted", func(t *testing.T) {
+		out := outDir(t)
+		cmd, output := runInBackground(t, append(args, "--out", out)...)
+		for _, pid := range hosts.waitAgents(t, 2) {
+			if cmdline := readFile(t, fmt.Sprintf("/proc/%d/cmdline", pid)); strings.Contains(cmdline, m.Password()) {
+				t.Errorf("an agent's command line holds the password: %q", cmdline)
+			}
+		}
+		cmd.Process.Signal(syscall.SIGINT)
+		if code := exitCode(t, cmd); code != 130 {
+			t.Fatalf("exit code %d, want 130:\n%s", code, output)
+		}
+		hosts.waitNoAgents(t, 5*time.Second)
+		_, _, parts := togetherStep(t, out)
+		for i, p := range parts {
+			if p == nil || p.Status != results.StatusInterrupted || p.Events == 0 || p.Seconds > 7 {
+				t.Errorf("part %d after the interrupt: %+v", i+1, p)
+			}
+		}
+	})
+
 	t.Run("coordinator killed", func(t *testing.T) {
 		cmd, _ := runInBackground(t, append(args, "--out", outDir(t))...)
 		hosts.waitAgents(t, 2)
@@ -407,9 +430,12 @@ func TestAgentClockAndPlatform(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := outDir(t)
-	r := starbench(t, []string{"STARBENCH_AGENT_BINARIES=" + binaries}, append(args, "-p", "prepare=false", "--out", out)...)
+	r := starbench(t, []string{"STARBENCH_AGENT_BINARIES=" + binaries}, append(args, "-p", "prepare=false", "-p", "cpus=0", "--out", out)...)
 	expect(t, r, 0, "agent: uploaded starbench-linux-arm64", "part oltp_point_select-t2 completed")
 	_, _, parts := togetherStep(t, out)
+	if c := parts[0].Client; c.Placement != "cpus 0" || c.CPUs != "0" { // taskset on the client host
+		t.Errorf("the first agent's placement %q, cpus %q", c.Placement, c.CPUs)
+	}
 	if off := parts[0].Client.ClockOffsetMS; math.Abs(off+3000) > 50 {
 		t.Errorf("the skewed agent's offset %.3f ms, want about -3000", off)
 	}
