@@ -220,6 +220,16 @@ func (c *Client) Close() error {
 	return err
 }
 
+// Alive reports whether the connection is still up.
+func (c *Client) Alive() bool {
+	select {
+	case <-c.dead:
+		return false
+	default:
+		return true
+	}
+}
+
 // lost reports whether the connection has dropped, waiting up to grace for
 // the transport to notice.
 func (c *Client) lost(grace time.Duration) bool {

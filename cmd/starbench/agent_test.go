@@ -23,7 +23,8 @@ import (
 // agentPlan runs one oltp_point_select part per client host, at once, as
 // one step.
 const agentPlan = `
-params(dsn = "", hosts = [""], keys = [""], known = [""], time = 3, policy = "fail", threads = 2, prepare = True, cpus = "")
+params(dsn = "", hosts = [""], keys = [""], known = [""], time = 3, policy = "fail", threads = 2, prepare = True, cpus = "",
+       again = False)
 
 def main(p):
     conn = db.connect(p.dsn)
@@ -37,6 +38,9 @@ def main(p):
     r = bench.together(parts, on_part_failure = p.policy)
     for x in r.parts:
         print("part", x.name, x.status, x.error)
+    if p.again:
+        r = bench.together(parts, time = "1s", on_part_failure = p.policy, name = "again")
+        print("again:", [x.status for x in r.parts])
 `
 
 // clientHosts are sshd servers standing in for client hosts: each has a
@@ -326,13 +330,17 @@ func TestAgentFailures(t *testing.T) {
 
 	t.Run("sshd dies, step continues", func(t *testing.T) {
 		out := outDir(t)
-		cmd, output := runInBackground(t, append(args, "-p", "policy=continue", "--out", out)...)
+		cmd, output := runInBackground(t, append(args, "-p", "policy=continue", "-p", "again=true", "--out", out)...)
 		hosts.waitAgents(t, 2)
 		if n := hosts.servers[1].KillConnections(); n == 0 {
 			t.Fatal("no sshd connection to kill")
 		}
 		if code := exitCode(t, cmd); code != 0 {
 			t.Fatalf("exit code %d, want 0:\n%s", code, output)
+		}
+		// The next step reaches the host again over a new connection.
+		if !strings.Contains(output.String(), `again: ["completed", "completed"]`) {
+			t.Errorf("the step after the lost connection:\n%s", output)
 		}
 		// The agent's stdin closed with its connection: it stopped itself.
 		hosts.waitNoAgents(t, 5*time.Second)

@@ -152,8 +152,12 @@ func (h *Host) connected(ctx context.Context) (*ssh.Client, error) {
 	if h.closed {
 		return nil, fmt.Errorf("host %s (%s) is closed", h.id, h.address)
 	}
-	if h.client != nil {
+	if h.client != nil && h.client.Alive() {
 		return h.client, nil
+	}
+	if h.client != nil { // dropped since it was last used: dial again
+		_ = h.client.Close()
+		h.client = nil
 	}
 	c, err := ssh.Dial(ctx, h.spec)
 	if err != nil {
