@@ -247,8 +247,10 @@ func (s *Session) RunPart(ctx context.Context, dir string, req RunRequest, step 
 	if redact == nil {
 		redact = func(t string) string { return t }
 	}
-	var rows []results.Interval
-	var hists []results.LatencyInterval
+	// The streamed intervals, kept encoded (a decoded histogram is
+	// hundreds of KB, a long run has thousands) for a part whose agent is
+	// lost.
+	var streamed []*intervalData
 	var startedAt atomic.Int64 // unix ns, this clock
 	stopped := false
 	var stopTimer <-chan time.Time
@@ -267,11 +269,8 @@ func (s *Session) RunPart(ctx context.Context, dir string, req RunRequest, step 
 		case m, ok := <-s.msgs:
 			if !ok {
 				err := s.gone("before its part did")
-				if len(rows) > 0 {
-					sum := &results.Summary{Workload: results.Meta{Name: step.Workload}, Started: time.Unix(0, startedAt.Load())}
-					if werr := results.WritePartial(dir, results.Step{Summary: sum, Intervals: rows, Latency: hists}); werr != nil {
-						err = errors.Join(err, werr)
-					}
+				if len(streamed) > 0 {
+					err = errors.Join(err, writePartial(dir, step.Workload, time.Unix(0, startedAt.Load()), streamed))
 				}
 				return nil, err
 			}
@@ -296,10 +295,7 @@ func (s *Session) RunPart(ctx context.Context, dir string, req RunRequest, step 
 				}
 			case msgInterval:
 				if m.Interval != nil {
-					row, hs, err := decodeInterval(m.Interval)
-					if err == nil {
-						rows, hists = append(rows, row), append(hists, hs...)
-					}
+					streamed = append(streamed, m.Interval)
 				}
 			case msgDone:
 				if m.Done == nil {
@@ -323,6 +319,30 @@ func (s *Session) RunPart(ctx context.Context, dir string, req RunRequest, step 
 			}
 		}
 	}
+}
+
+// writePartial keeps what a lost agent streamed: its intervals' rows and
+// histograms, without a summary (results.WritePartial).
+func writePartial(dir, workload string, started time.Time, streamed []*intervalData) error {
+	rows := make([]results.Interval, len(streamed))
+	for i, d := range streamed {
+		rows[i] = d.Row
+	}
+	histograms := func(yield func(results.LatencyInterval, error) bool) {
+		for _, d := range streamed {
+			_, hs, err := decodeInterval(d)
+			if err != nil {
+				yield(results.LatencyInterval{}, fmt.Errorf("a streamed interval: %w", err))
+				return
+			}
+			for _, h := range hs {
+				if !yield(h, nil) {
+					return
+				}
+			}
+		}
+	}
+	return results.WritePartialOf(dir, workload, started, rows, histograms)
 }
 
 // start waits on the step's barrier and sends the agent the time to

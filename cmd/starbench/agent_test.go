@@ -322,9 +322,17 @@ func TestAgentFailures(t *testing.T) {
 			t.Errorf("the error does not name the host and the signal:\n%s", output)
 		}
 		hosts.waitNoAgents(t, 5*time.Second)
-		_, merged, parts := togetherStep(t, out)
+		dir, merged, parts := togetherStep(t, out)
 		if merged.Status != results.StatusFailed || parts[0] == nil || parts[1] != nil {
 			t.Errorf("merged %s; first part kept: %v, second part's summary: %v", merged.Status, parts[0] != nil, parts[1] != nil)
+		}
+		// What the lost agent streamed is kept: its intervals, no summary.
+		lost := filepath.Join(dir, merged.Parts[1].Dir)
+		if rows := strings.Count(readFile(t, filepath.Join(lost, results.IntervalsFile)), "\n"); rows < 2 {
+			t.Errorf("the lost part's intervals.csv has %d lines", rows)
+		}
+		if hlog := readFile(t, filepath.Join(lost, results.LatencyFile)); strings.Count(hlog, "\n") < 6 {
+			t.Errorf("the lost part's latency.hlog:\n%s", hlog)
 		}
 	})
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"sort"
@@ -211,22 +212,35 @@ func WriteStep(dir string, s Step) error {
 	return FinishStep(dir, s.Summary, s.Output)
 }
 
+// WritePartialOf is WritePartial of histograms made one at a time (decoded
+// from what an agent streamed, say), so that a long step's thousands of
+// them are never in memory at once.
+func WritePartialOf(dir, workload string, started time.Time, rows []Interval, latency iter.Seq2[LatencyInterval, error]) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := WriteFile(filepath.Join(dir, IntervalsFile), intervalsCSV(rows)); err != nil {
+		return err
+	}
+	hlog, err := latencyLogOf(workload, started, latency)
+	if err != nil {
+		return err
+	}
+	return WriteFile(filepath.Join(dir, LatencyFile), hlog)
+}
+
 // WritePartial writes what a step measured before it was lost (an agent
 // whose host went away): its intervals.csv and latency.hlog (s.Summary
 // gives the workload's name and the start), and no summary.json, so that
 // the folder is not taken for a step's result.
 func WritePartial(dir string, s Step) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := WriteFile(filepath.Join(dir, IntervalsFile), intervalsCSV(s.Intervals)); err != nil {
-		return err
-	}
-	hlog, err := latencyLog(s.Summary.Workload.Name, s.Summary.Started, s.Latency)
-	if err != nil {
-		return err
-	}
-	return WriteFile(filepath.Join(dir, LatencyFile), hlog)
+	return WritePartialOf(dir, s.Summary.Workload.Name, s.Summary.Started, s.Intervals, func(yield func(LatencyInterval, error) bool) {
+		for _, iv := range s.Latency {
+			if !yield(iv, nil) {
+				return
+			}
+		}
+	})
 }
 
 func intervalsCSV(ivs []Interval) []byte {
@@ -240,16 +254,19 @@ func intervalsCSV(ivs []Interval) []byte {
 	return buf.Bytes()
 }
 
-// latencyLog writes the interval histograms in HdrHistogram's log format
-// (values in µs; timestamps in seconds from the whole second the step
-// started in, the log's BaseTime).
-func latencyLog(workload string, start time.Time, ivs []LatencyInterval) ([]byte, error) {
+// latencyLogOf writes interval histograms, made one at a time, in
+// HdrHistogram's log format (values in µs; timestamps in seconds from the
+// whole second the step started in, the log's BaseTime).
+func latencyLogOf(workload string, start time.Time, ivs iter.Seq2[LatencyInterval, error]) ([]byte, error) {
 	var buf bytes.Buffer
 	lw, startMS, err := beginLatencyLog(&buf, workload, start)
 	if err != nil {
 		return nil, err
 	}
-	for _, iv := range ivs {
+	for iv, err := range ivs {
+		if err != nil {
+			return nil, err
+		}
 		h := iv.Histogram
 		h.SetTag(iv.Tag)
 		h.SetStartTimeMs(startMS + iv.Start.Milliseconds())
