@@ -63,6 +63,9 @@ type Out interface {
 type RunInfo interface {
 	Seed() int64  // the run seed, from which every random builtin derives its own
 	DryRun() bool // steps only record
+	// Segment is "i/n" when the run is the i-th of n slices of every
+	// benchmark step's load (Options.Segment), "" otherwise.
+	Segment() string
 	// Target returns the spec given for a named target (--target name=SPEC).
 	Target(name string) (string, bool)
 	TargetNames() []string
@@ -110,6 +113,13 @@ func (h *host) Context() context.Context {
 }
 
 func (h *host) DryRun() bool { return h.r != nil && h.r.opts.DryRun }
+
+func (h *host) Segment() string {
+	if h.r != nil {
+		return h.r.opts.Segment
+	}
+	return ""
+}
 
 func (h *host) Seed() int64 {
 	if h.r != nil {

@@ -60,6 +60,10 @@ type Options struct {
 	// needs no main): a command that runs a module file as a plan, such
 	// as `starbench mix FILE.star run`.
 	Entry func(globals starlark.StringDict) (starlark.Callable, error)
+	// Segment, "i/n", runs the i-th of n slices of every benchmark step's
+	// load (the plan run by n machines or pods with one seed); "" runs
+	// them whole.
+	Segment string
 }
 
 // Result is what a finished (or failed) evaluation leaves behind.
@@ -225,6 +229,7 @@ func (r *Run) startManifest(planName string, data []byte) error {
 		Tool:        results.Tool(r.opts.ToolVersion),
 		Plan:        planName,
 		Seed:        r.seed,
+		Segment:     r.opts.Segment,
 		CommandLine: r.opts.CommandLine,
 		Overrides:   r.opts.Params,
 		Host:        results.ReadHostInfo(),

@@ -75,7 +75,10 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	gate := &startGate{waiting: len(t.Parts), open: make(chan struct{})}
+	gate := &startGate{waiting: len(t.Parts), open: make(chan struct{}), ctx: ctx}
+	// A step that is one segment of a load run from several machines
+	// meets the other segments once all its parts are ready.
+	gate.outer, _ = ctx.Value(startKey{}).(StartBarrier)
 	for _, p := range t.Parts {
 		if p.Step.Remote != nil {
 			gate.lead = RemoteStartLead // time for the start to reach the other hosts
@@ -340,12 +343,16 @@ type TimedStart interface {
 const RemoteStartLead = 250 * time.Millisecond
 
 // startGate opens when every part has passed: connected and ready to
-// load, or ended without loading. The load starts lead after it opens.
+// load, or ended without loading, and, with an outer barrier, once that
+// let it go. The load starts lead after it opens.
 type startGate struct {
 	mu      sync.Mutex
 	waiting int
 	lead    time.Duration
-	at      time.Time // set when open is closed
+	outer   StartBarrier    // the other segments' (nil: none)
+	ctx     context.Context // the step's, for outer
+	at      time.Time       // set when open is closed
+	err     error           // outer's failure, set when open is closed
 	open    chan struct{}
 }
 
@@ -360,11 +367,17 @@ func (t *gateTicket) pass() {
 	t.once.Do(func() {
 		g := t.gate
 		g.mu.Lock()
-		defer g.mu.Unlock()
-		if g.waiting--; g.waiting == 0 {
-			g.at = time.Now().Add(g.lead)
-			close(g.open)
+		g.waiting--
+		last := g.waiting == 0
+		g.mu.Unlock()
+		if !last {
+			return
 		}
+		if g.outer != nil {
+			g.err = g.outer.Arrive(g.ctx)
+		}
+		g.at = time.Now().Add(g.lead)
+		close(g.open)
 	})
 }
 
@@ -373,7 +386,7 @@ func (t *gateTicket) ArriveAt(ctx context.Context) (time.Time, error) {
 	t.pass()
 	select {
 	case <-t.gate.open:
-		return t.gate.at, nil
+		return t.gate.at, t.gate.err
 	case <-ctx.Done():
 		return time.Time{}, ctx.Err()
 	}

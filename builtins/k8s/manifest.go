@@ -35,7 +35,23 @@ type Job struct {
 	// PasswordSecret (NAME:KEY), when set, gives the pods MYSQL_PWD from
 	// that Secret: the password stays out of the manifest.
 	PasswordSecret string
+	// Bundle, when set, is a plan's bundle (starbench bundle): the pods
+	// run it (`starbench run`, every benchmark step sliced, the barrier
+	// met once a step) from a ConfigMap, Command holding run's other
+	// arguments (-p, --target), Seed the seed they share.
+	Bundle []byte
+	Seed   int64
 }
+
+// MaxBundle is the largest bundle a ConfigMap holds here (the API server
+// takes objects of up to 1 MiB).
+const MaxBundle = 900 << 10
+
+// planPath is where the pods see the bundle.
+const planPath = "/plan"
+
+// BundleFile is the bundle's name in the ConfigMap and the pods' folder.
+const BundleFile = "plan.bundle"
 
 // DefaultBarrierPort is the port the first pod serves the barrier on.
 const DefaultBarrierPort = 7077
@@ -50,8 +66,12 @@ func (j *Job) check() error {
 		return fmt.Errorf("--image is needed: an image with starbench at /starbench (build it with the repository's Dockerfile)")
 	case j.Parallelism < 1:
 		return fmt.Errorf("--parallelism must be at least 1, got %d", j.Parallelism)
-	case len(j.Command) == 0:
+	case len(j.Command) == 0 && j.Bundle == nil:
 		return fmt.Errorf("no command: give the family's command line after --, e.g. -- sysbench oltp_point_select ... run")
+	case len(j.Bundle) > MaxBundle:
+		return fmt.Errorf("the plan's bundle is %d KiB: a ConfigMap holds %d KiB at most", len(j.Bundle)>>10, MaxBundle>>10)
+	case j.Bundle != nil && j.StartAt != "":
+		return fmt.Errorf("--start-at starts one load: a plan's segments meet at the barrier before each of its steps")
 	case j.ResultsClaim == "":
 		return fmt.Errorf("--results-claim is needed: the PersistentVolumeClaim the pods write their folders into")
 	}
@@ -86,7 +106,13 @@ func (j *Job) Merged() string { return j.resultsPath() + "/" + j.Name + "-merged
 // SegmentArgs are a pod's arguments to starbench: the command, its
 // segment (job/N: the pod's index), its start and its folder.
 func (j *Job) SegmentArgs() []string {
-	args := append([]string(nil), j.Command...)
+	var args []string
+	if j.Bundle != nil {
+		args = append([]string{"run", planPath + "/" + BundleFile}, j.Command...)
+		args = append(args, "--seed", strconv.FormatInt(j.Seed, 10))
+	} else {
+		args = append(args, j.Command...)
+	}
 	args = append(args, "--segment", "job/"+strconv.Itoa(j.Parallelism), "--out", j.Folder())
 	if j.StartAt != "" {
 		return append(args, "--start-at", j.StartAt)
@@ -156,6 +182,22 @@ func Render(j Job) ([]byte, error) {
 		},
 	}
 	var docs [][]byte
+	if j.Bundle != nil {
+		cm := &corev1.ConfigMap{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: j.meta(j.Name + "-plan"),
+			BinaryData: map[string][]byte{BundleFile: j.Bundle},
+		}
+		doc, err := yaml.Marshal(cm)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, doc)
+		pod := &job.Spec.Template.Spec
+		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: "plan", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: j.Name + "-plan"}}}})
+		pod.Containers[0].VolumeMounts = append(pod.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "plan", MountPath: planPath, ReadOnly: true})
+	}
 	if j.StartAt == "" {
 		job.Spec.Template.Spec.Subdomain = j.Name
 		job.Spec.Template.Spec.Containers[0].Ports = []corev1.ContainerPort{{Name: "barrier", ContainerPort: int32(j.port())}}

@@ -68,12 +68,14 @@ func (s StartAt) Arrive(ctx context.Context) error {
 	return bench.SleepUntil(ctx, s.At, now)
 }
 
-// Barrier is a start rendezvous of the Count segments of a load: segment
-// 1 serves it on Addr's port (on Addr's host when that is an IP address,
-// on every interface otherwise); every segment, once ready, connects to
-// Addr and says so; when all have, segment 1 sends each the time to start
-// at, a moment ahead. Segments that do not all arrive within Timeout fail,
-// naming those missing.
+// Barrier is a start rendezvous of the Count segments of a load, met
+// once per benchmark step (rounds, in order: every segment runs the same
+// steps): segment 1 serves it on Addr's port (on Addr's host when that is
+// an IP address, on every interface otherwise) from its first Arrive
+// until Close; every segment, once ready, connects to Addr and says so;
+// when all have, each is sent the time to start at, a moment ahead.
+// Segments that do not all arrive within Timeout fail, segment 1 naming
+// those missing.
 type Barrier struct {
 	Addr    string
 	Segment bench.Segment
@@ -81,21 +83,50 @@ type Barrier struct {
 	// Lead is how far ahead the start is set (0: one second).
 	Lead time.Duration
 
-	mu   sync.Mutex
-	used bool
+	mu    sync.Mutex
+	round int
+	srv   *barrierServer
 }
 
-// Arrive serves the barrier (segment 1), meets it and waits for the start.
-// A second Arrive returns at once: a load starts once.
+// Arrive meets the other segments at the next round and waits for the
+// start.
 func (b *Barrier) Arrive(ctx context.Context) error {
-	b.mu.Lock()
-	used := b.used
-	b.used = true
-	b.mu.Unlock()
-	if used {
-		return nil
+	if b.Segment.Whole() {
+		return fmt.Errorf("--start-barrier needs --segment i/n: it is the meeting of n segments")
 	}
-	return b.arrive(ctx)
+	b.mu.Lock()
+	b.round++
+	round := b.round
+	if b.Segment.Index == 1 && b.srv == nil {
+		ln, err := b.listen()
+		if err != nil {
+			b.mu.Unlock()
+			return fmt.Errorf("--start-barrier %s: segment 1 serves it: %w", b.Addr, err)
+		}
+		b.srv = &barrierServer{ln: ln, count: b.Segment.Count, lead: b.Lead, rounds: map[int]map[int]net.Conn{}}
+		go b.srv.serve()
+	}
+	srv := b.srv
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, b.timeout())
+	defer cancel()
+	at, err := b.meet(ctx, round)
+	if err != nil {
+		if missing := srv.missing(round); len(missing) > 0 {
+			return fmt.Errorf("--start-barrier %s: segments %s of %d did not arrive within %v", b.Addr, strings.Join(missing, ", "), b.Segment.Count, b.timeout())
+		}
+		return err
+	}
+	return bench.SleepUntil(ctx, at, time.Now)
+}
+
+// Close stops serving the barrier (segment 1's), once the run is over.
+func (b *Barrier) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.srv != nil {
+		b.srv.close()
+	}
 }
 
 func (b *Barrier) timeout() time.Duration {
@@ -103,33 +134,6 @@ func (b *Barrier) timeout() time.Duration {
 		return b.Timeout
 	}
 	return 10 * time.Minute
-}
-
-func (b *Barrier) arrive(ctx context.Context) error {
-	if b.Segment.Whole() {
-		return fmt.Errorf("--start-barrier needs --segment i/n: it is the meeting of n segments")
-	}
-	ctx, cancel := context.WithTimeout(ctx, b.timeout())
-	defer cancel()
-	serveErr := make(chan error, 1)
-	if b.Segment.Index == 1 {
-		ln, err := b.listen()
-		if err != nil {
-			return fmt.Errorf("--start-barrier %s: segment 1 serves it: %w", b.Addr, err)
-		}
-		go func() { serveErr <- b.serve(ctx, ln) }()
-	}
-	at, err := b.meet(ctx)
-	if err != nil {
-		if b.Segment.Index == 1 {
-			cancel()
-			if serr := <-serveErr; serr != nil {
-				return serr
-			}
-		}
-		return err
-	}
-	return bench.SleepUntil(ctx, at, time.Now)
 }
 
 func (b *Barrier) listen() (net.Listener, error) {
@@ -144,59 +148,97 @@ func (b *Barrier) listen() (net.Listener, error) {
 	return lc.Listen(context.Background(), "tcp", net.JoinHostPort(host, port))
 }
 
-// serve takes every segment's "ready i/n" and, once all n came, answers
-// each "start UNIXNANO".
-func (b *Barrier) serve(ctx context.Context, ln net.Listener) error {
-	defer ln.Close()
-	go func() { <-ctx.Done(); ln.Close() }()
-	n := b.Segment.Count
-	conns := map[int]net.Conn{}
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	for len(conns) < n {
-		c, err := ln.Accept()
+// barrierServer is segment 1's side: it takes every segment's "ready i/n
+// r" and, once all n came for round r, answers each "start UNIXNANO".
+type barrierServer struct {
+	ln     net.Listener
+	count  int
+	lead   time.Duration
+	mu     sync.Mutex
+	rounds map[int]map[int]net.Conn
+}
+
+func (s *barrierServer) serve() {
+	for {
+		c, err := s.ln.Accept()
 		if err != nil {
-			if ctx.Err() != nil {
-				var missing []string
-				for i := 1; i <= n; i++ {
-					if conns[i] == nil {
-						missing = append(missing, strconv.Itoa(i))
-					}
-				}
-				return fmt.Errorf("--start-barrier %s: segments %s of %d did not arrive within %v", b.Addr, strings.Join(missing, ", "), n, b.timeout())
-			}
-			return err
+			return // closed
 		}
-		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-		line, err := bufio.NewReader(c).ReadString('\n')
-		var i, count int
-		if err == nil {
-			_, err = fmt.Sscanf(line, "ready %d/%d\n", &i, &count)
-		}
-		if err != nil || count != n || i < 1 || i > n || conns[i] != nil {
-			fmt.Fprintf(c, "refused: this barrier is for segments 1..%d of %d, once each\n", n, n)
-			c.Close()
-			continue
-		}
-		conns[i] = c
+		go s.take(c)
 	}
-	lead := b.Lead
+}
+
+func (s *barrierServer) take(c net.Conn) {
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	var i, n, round int
+	if err == nil {
+		_, err = fmt.Sscanf(line, "ready %d/%d %d\n", &i, &n, &round)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	arrived := s.rounds[round]
+	if err != nil || n != s.count || i < 1 || i > n || arrived[i] != nil {
+		fmt.Fprintf(c, "refused: this barrier is for segments 1..%d of %d, once each a step\n", s.count, s.count)
+		c.Close()
+		return
+	}
+	if arrived == nil {
+		arrived = map[int]net.Conn{}
+		s.rounds[round] = arrived
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	arrived[i] = c
+	if len(arrived) < s.count {
+		return
+	}
+	lead := s.lead
 	if lead <= 0 {
 		lead = time.Second
 	}
 	at := time.Now().Add(lead).UnixNano()
-	for _, c := range conns {
+	for _, c := range arrived {
 		fmt.Fprintf(c, "start %d\n", at)
+		c.Close()
 	}
-	return nil
+	delete(s.rounds, round)
+}
+
+// missing lists the segments round r still waits for ("" for a barrier
+// this process does not serve).
+func (s *barrierServer) missing(round int) []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	arrived, ok := s.rounds[round]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for i := 1; i <= s.count; i++ {
+		if arrived[i] == nil {
+			out = append(out, strconv.Itoa(i))
+		}
+	}
+	return out
+}
+
+func (s *barrierServer) close() {
+	s.ln.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, arrived := range s.rounds {
+		for _, c := range arrived {
+			c.Close()
+		}
+	}
 }
 
 // meet connects to the barrier (again and again until it is served),
-// says this segment is ready and reads the start.
-func (b *Barrier) meet(ctx context.Context) (time.Time, error) {
+// says this segment is ready for round and reads the start.
+func (b *Barrier) meet(ctx context.Context, round int) (time.Time, error) {
 	var d net.Dialer
 	for {
 		c, err := d.DialContext(ctx, "tcp", b.Addr)
@@ -208,9 +250,10 @@ func (b *Barrier) meet(ctx context.Context) (time.Time, error) {
 				continue
 			}
 		}
-		go func() { <-ctx.Done(); c.Close() }()
-		fmt.Fprintf(c, "ready %d/%d\n", b.Segment.Index, b.Segment.Count)
+		stop := context.AfterFunc(ctx, func() { c.Close() })
+		fmt.Fprintf(c, "ready %d/%d %d\n", b.Segment.Index, b.Segment.Count, round)
 		line, err := bufio.NewReader(c).ReadString('\n')
+		stop()
 		c.Close()
 		var at int64
 		if err == nil {

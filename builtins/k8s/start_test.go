@@ -49,31 +49,34 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// Three segments meet and start within milliseconds of one another; when
-// one never comes, the others fail naming it.
+// Three segments meet twice (two steps) and start within milliseconds of
+// one another each time; when one never comes, the others fail, segment
+// 1 naming it.
 func TestBarrier(t *testing.T) {
 	addr := freeAddr(t)
 	var wg sync.WaitGroup
-	started := make([]time.Time, 3)
+	var started [2][3]time.Time
 	for i := range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			time.Sleep(time.Duration(i) * 300 * time.Millisecond) // the last comes 0.6s late
 			b := &Barrier{Addr: addr, Segment: bench.Segment{Index: i + 1, Count: 3}, Lead: 100 * time.Millisecond}
-			if err := b.Arrive(context.Background()); err != nil {
-				t.Errorf("segment %d: %v", i+1, err)
-			}
-			started[i] = time.Now()
-			if err := b.Arrive(context.Background()); err != nil { // once only
-				t.Error(err)
+			defer b.Close()
+			for step := range 2 {
+				time.Sleep(time.Duration(i) * 300 * time.Millisecond) // the last comes 0.6s late
+				if err := b.Arrive(context.Background()); err != nil {
+					t.Errorf("segment %d, step %d: %v", i+1, step+1, err)
+				}
+				started[step][i] = time.Now()
 			}
 		}()
 	}
 	wg.Wait()
-	for _, s := range started[1:] {
-		if d := s.Sub(started[0]).Abs(); d > 20*time.Millisecond {
-			t.Errorf("started %v apart", d)
+	for step := range 2 {
+		for _, s := range started[step][1:] {
+			if d := s.Sub(started[step][0]).Abs(); d > 20*time.Millisecond {
+				t.Errorf("step %d: started %v apart", step+1, d)
+			}
 		}
 	}
 
@@ -84,6 +87,7 @@ func TestBarrier(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			b := &Barrier{Addr: addr, Segment: bench.Segment{Index: i + 1, Count: 3}, Timeout: 500 * time.Millisecond}
+			defer b.Close()
 			errs[i] = b.Arrive(context.Background())
 		}()
 	}

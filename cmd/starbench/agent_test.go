@@ -434,7 +434,7 @@ func TestAgentClockAndPlatform(t *testing.T) {
 	}
 	args := append([]string{"run", plan, "-p", "dsn=" + m.DSN()}, hosts.params()...)
 	expect(t, starbench(t, nil, append(args, "--out", outDir(t))...), 2,
-		"agents.star:13:", "client host "+hosts.servers[1].Addr+": no starbench binary for linux/arm64 is at hand", "STARBENCH_AGENT_BINARIES")
+		"agents.star:14:", "client host "+hosts.servers[1].Addr+": no starbench binary for linux/arm64 is at hand", "STARBENCH_AGENT_BINARIES")
 	hosts.waitNoAgents(t, 5*time.Second)
 
 	binaries := t.TempDir()

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/k8s"
+	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/runner/results"
 )
 
@@ -26,7 +29,7 @@ func (a *app) k8sCommand() *cobra.Command {
 	var seed int64
 	var out string
 	job := &cobra.Command{
-		Use:   "job [flags] -- FAMILY COMMAND LINE... run",
+		Use:   "job [flags] -- FAMILY COMMAND LINE... run | -- PLAN.star|BUNDLE [-p name=value]... [--target SPEC]...",
 		Short: "Render the manifests of an Indexed Job whose pods run the segments of one load",
 		Long: `starbench k8s job renders (it applies nothing) the manifests that run one load from
 --parallelism pods, for when one client machine cannot drive the cluster: an Indexed Job whose
@@ -43,6 +46,12 @@ Service that names its first pod:
   - --merge renders the Job to apply once the load's Job completed: 'starbench merge' of the
     segments into RESULTS/NAME-merged, which refuses segments that did not run at the same time.
 
+Given a plan (a .star file, bundled with its -p values, or a bundle) instead, the pods run it
+from a ConfigMap ('starbench run BUNDLE --segment job/N --seed S'): every benchmark step runs its
+segment of the load, and the pods meet at the barrier before each; the plan should hold the loads
+only (prepare the tables beforehand: every pod runs every other step). The merge Job then merges
+the pods' results folders step by step.
+
 The command line must not hold a password (a manifest is not a secret): give the target as a DSN
 without one (--target 'root@tcp(tidb:4000)/sbtest') and the password as a Secret's key with
 --password-secret SECRET:KEY (the pods get it as MYSQL_PWD).`,
@@ -51,16 +60,26 @@ without one (--target 'root@tcp(tidb:4000)/sbtest') and the password as a Secret
       sysbench oltp_point_select --tables=32 --table-size=10000000 --threads=1200 --time=300 \
       --target 'root@tcp(tidb.tidb:4000)/sbtest' run > job.yaml
   kubectl apply -f job.yaml && kubectl wait --for=condition=complete job/sb --timeout=1h
-  starbench k8s job --name sb ... --merge -- sysbench ... run | kubectl apply -f -`,
+  starbench k8s job --name sb ... --merge -- sysbench ... run | kubectl apply -f -
+  starbench k8s job --name load --image ... --parallelism 4 --results-claim bench-results -- \
+      load.star -p threads=1200 --target 'root@tcp(tidb.tidb:4000)/sbtest'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
 				return usagef("k8s job: give the family's command line after --, e.g. -- sysbench oltp_point_select ... run\nRun 'starbench k8s job --help' for usage.")
 			}
-			command, err := a.jobCommand(args, seed)
-			if err != nil {
-				return err
+			if isPlanArg(args[0]) {
+				bundle, rest, planSeed, err := a.jobPlan(cmd, args, seed)
+				if err != nil {
+					return err
+				}
+				j.Bundle, j.Command, j.Seed = bundle, rest, planSeed
+			} else {
+				command, err := a.jobCommand(args, seed)
+				if err != nil {
+					return err
+				}
+				j.Command = command
 			}
-			j.Command = command
 			if j.StartAt != "" {
 				if _, err := time.Parse(time.RFC3339Nano, j.StartAt); err != nil {
 					return usagef("k8s job: --start-at %q: want a time such as 2026-12-03T15:00:00Z (RFC 3339)", j.StartAt)
@@ -97,6 +116,81 @@ without one (--target 'root@tcp(tidb:4000)/sbtest') and the password as a Secret
 	f.StringVarP(&out, "output", "o", "", "write the manifests to FILE (default: stdout)")
 	root.AddCommand(job)
 	return root
+}
+
+// isPlanArg reports whether a Job's command is a plan (a .star file or
+// a bundle) rather than a family's command line.
+func isPlanArg(arg string) bool {
+	return strings.HasSuffix(arg, ".star") || runner.IsBundle(arg)
+}
+
+// jobPlan bundles the plan a Job's pods run (with its -p values) and
+// checks run's other arguments; it returns the bundle, those arguments
+// and the seed the segments share.
+func (a *app) jobPlan(cmd *cobra.Command, args []string, seed int64) ([]byte, []string, int64, error) {
+	var params, rest []string
+	for i := 1; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(args[i], "=")
+		next := func() string {
+			if hasValue {
+				return value
+			}
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch name {
+		case "-p", "--param":
+			params = append(params, next())
+		case "--target":
+			spec := next()
+			if db.RedactDSNText(spec) != spec {
+				return nil, nil, 0, usagef("k8s job: --target %s holds a password: give it without one and --password-secret SECRET:KEY", db.RedactDSNText(spec))
+			}
+			rest = append(rest, "--target", spec)
+		case "--segment", "--out", "-o", "--start-barrier", "--start-timeout", "--seed", "--resume", "--dry-run":
+			return nil, nil, 0, usagef("k8s job: %s is the Job's to set (each pod runs its segment of the plan into the results volume)", name)
+		default:
+			rest = append(rest, args[i])
+		}
+	}
+	if seed == 0 {
+		seed = results.DrawSeed()
+		fmt.Fprintf(a.stderr, "starbench k8s job: the segments share --seed %d\n", seed)
+	}
+	plan := args[0]
+	if runner.IsBundle(plan) && len(params) == 0 {
+		data, err := os.ReadFile(plan)
+		return data, rest, seed, err
+	}
+	opts, err := a.options(cmd, plan, &planFlags{params: params})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	opts.DryRun = true
+	var discard bytes.Buffer
+	opts.Stdout, opts.Stderr = &discard, &discard
+	res, err := runner.Evaluate(cmd.Context(), opts)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	tmp, err := os.CreateTemp("", "starbench-k8s-*.bundle")
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	overrides := params
+	if opts.From != nil {
+		overrides = append(append([]string{}, opts.From.Manifest.Overrides...), params...)
+	}
+	if err := runner.WriteBundle(tmp.Name(), res, overrides, nil, toolVersion()); err != nil {
+		return nil, nil, 0, err
+	}
+	data, err := os.ReadFile(tmp.Name())
+	return data, rest, seed, err
 }
 
 // jobCommand checks the family's command line a Job's pods run and

@@ -188,3 +188,112 @@ func TestKubernetesJob(t *testing.T) {
 	expect(t, starbench(t, nil, append(flags, "nope", "run")...), 2, `"nope" is not a workload family's command`)
 	expect(t, starbench(t, nil, "sysbench", "oltp_point_select", "--rand-seed=1", "--segment=job/3", "run"), 2, "JOB_COMPLETION_INDEX, which a Kubernetes Indexed Job sets")
 }
+
+// A plan as a Job: its bundle in a ConfigMap, each pod running its
+// segment of every benchmark step, meeting the others before each step;
+// the merge Job's command merges the pods' results folders step by step.
+func TestKubernetesJobPlan(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	target := fmt.Sprintf("root@tcp(127.0.0.1:%d)/%s", m.Port, m.Database)
+	expect(t, starbench(t, []string{"MYSQL_PWD=" + m.Password()}, "sysbench", "oltp_point_select", "--tables=1", "--table-size=1000", "--target", target, "prepare"), 0)
+	plan := filepath.Join(t.TempDir(), "load.star")
+	os.WriteFile(plan, []byte(`
+params(threads = 3)
+def main(p):
+    conn = db.connect()
+    sysbench.run(conn, "oltp_point_select", tables = 1, table_size = 1000, threads = p.threads, time = 2, report_interval = 1)
+    bench.together([sysbench.part(conn, w, tables = 1, table_size = 1000, threads = 3, time = 2, report_interval = 1)
+                    for w in ["oltp_read_only", "oltp_point_select"]])
+`), 0o644)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	barrier := ln.Addr().String()
+	ln.Close()
+	flags := []string{"k8s", "job", "--name", "pl", "--image", "img", "--parallelism", "3", "--results-claim", "r", "--barrier", barrier,
+		"--password-secret", "tidb:password", "--"}
+	r := starbench(t, nil, append(flags, plan, "-p", "threads=6", "--target", target)...)
+	expect(t, r, 0, "the segments share --seed")
+	docs := strings.Split(r.stdout, "\n---\n")
+	if len(docs) != 3 {
+		t.Fatalf("%d documents, want a ConfigMap, a Service and a Job:\n%s", len(docs), r.stdout)
+	}
+	var cm corev1.ConfigMap
+	var svc corev1.Service
+	var job batchv1.Job
+	decodeStrict(t, docs[0], &cm)
+	decodeStrict(t, docs[1], &svc)
+	decodeStrict(t, docs[2], &job)
+	pod := job.Spec.Template.Spec
+	c := pod.Containers[0]
+	args := strings.Join(c.Args, " ")
+	if cm.Name != "pl-plan" || len(cm.BinaryData["plan.bundle"]) == 0 || pod.Volumes[1].ConfigMap.Name != "pl-plan" || c.VolumeMounts[1].MountPath != "/plan" ||
+		!strings.HasPrefix(args, "run /plan/plan.bundle --target "+target+" --seed ") || !strings.Contains(args, "--segment job/3 --out /results/pl --start-barrier "+barrier) {
+		t.Fatalf("the plan's ConfigMap or the pods' arguments: %s\n%s", args, r.stdout)
+	}
+	r = starbench(t, nil, append(append(flags[:2], append([]string{"--merge"}, flags[2:]...)...), plan)...)
+	var mergeJob batchv1.Job
+	decodeStrict(t, r.stdout, &mergeJob)
+
+	root := emptyRoot(t)
+	if err := os.Mkdir(filepath.Join(root, "plan"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "plan", "plan.bundle"), cm.BinaryData["plan.bundle"], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	outputs := make([]bytes.Buffer, 3)
+	for i := range 3 {
+		if i == 2 {
+			time.Sleep(1500 * time.Millisecond)
+		}
+		cmd := inRoot(root, []string{"JOB_COMPLETION_INDEX=" + strconv.Itoa(i), "MYSQL_PWD=" + m.Password()}, append(c.Command, c.Args...))
+		cmd.Stdout, cmd.Stderr = &outputs[i], &outputs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("pod %d: %v\n%s", i, err, outputs[i].String())
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	mc := mergeJob.Spec.Template.Spec.Containers[0]
+	if out, err := inRoot(root, nil, append(mc.Command, mc.Args...)).CombinedOutput(); err != nil {
+		t.Fatalf("the merge Job's command: %v\n%s", err, out)
+	}
+	merged := filepath.Join(root, "results", "pl-merged")
+	steps := results.StepDirs(merged)
+	if len(steps) != 2 {
+		t.Fatalf("merged steps: %v", steps)
+	}
+	for k, dir := range steps {
+		s := readSummary(t, dir)
+		var events int64
+		var starts []time.Time
+		for i, p := range s.Parts {
+			ps := readSummary(t, filepath.Join(dir, p.Dir))
+			events += ps.Events
+			starts = append(starts, ps.Started)
+			if ps.Segment != fmt.Sprintf("%d/3", i+1) && k == 0 {
+				t.Errorf("step %d, part %d: segment %q", k+1, i+1, ps.Segment)
+			}
+		}
+		if len(s.Parts) != 3 || s.Threads != 6 || s.Events != events || events == 0 {
+			t.Errorf("step %d (%s): %d parts, %d threads, %d events (the parts' %d)", k+1, filepath.Base(dir), len(s.Parts), s.Threads, s.Events, events)
+		}
+		for _, st := range starts[1:] {
+			if d := st.Sub(starts[0]).Abs(); d > 100*time.Millisecond {
+				t.Errorf("step %d: the segments started %v apart", k+1, d)
+			}
+		}
+	}
+}

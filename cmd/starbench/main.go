@@ -133,10 +133,11 @@ func (a *app) familyCommand(c *cli.Command) *cobra.Command {
 			Help:         cmd.Help,
 			RunPlan:      a.runFamilyPlan,
 		}
-		ctx, args, err := segmentArgs(cmd.Context(), args)
+		ctx, args, done, err := segmentArgs(cmd.Context(), args)
 		if err != nil {
 			return err
 		}
+		defer done()
 		return c.Run(ctx, env, args)
 	}
 	return cmd

@@ -35,7 +35,9 @@ one results folder that report and compare read as one benchmark:
 
 Each DIR is a folder with a summary.json (a 'starbench sysbench|tpcc ... run' folder), a
 plan's results folder with exactly one benchmark step, or a folder of such folders (the one the
-pods of 'starbench k8s job' share: its seg-1, seg-2, ... in order). The parts are copied into
+pods of 'starbench k8s job' share: its seg-1, seg-2, ... in order). The results folders of one
+plan's segments ('starbench run --segment i/n', several benchmark steps each) merge step by step
+into one results folder with the plan's steps. The parts are copied into
 OUT/parts/<k>-<name>/ so the merged folder keeps them; 'starbench report --parts' lists them.
 
 Refused with exit 2: parts with different report intervals or planned durations, the same
@@ -60,6 +62,9 @@ earliest end by half of the shortest run), and parts of different workloads unle
 
 func (a *app) merge(dirs []string, out string, force bool) error {
 	dirs = segmentFolders(dirs)
+	if runs, ok := multiStepRuns(dirs); ok {
+		return a.mergeRuns(dirs, runs, out, force)
+	}
 	parts := make([]results.MergePart, len(dirs))
 	for i, d := range dirs {
 		step, err := stepFolderOf(d)
@@ -69,14 +74,8 @@ func (a *app) merge(dirs []string, out string, force bool) error {
 		parts[i] = results.MergePart{Name: partName(d), Dir: step}
 	}
 	opts := results.MergeOptions{Force: force}
-	badInput := func(err error) error {
-		if errors.Is(err, results.ErrCannotMerge) || errors.Is(err, results.ErrNotResults) || errors.Is(err, results.ErrNewerFormat) {
-			return usagef("merge: %v", err)
-		}
-		return err
-	}
 	if err := results.CheckMerge(parts, opts); err != nil {
-		return badInput(err)
+		return mergeInputError(err)
 	}
 	_, statErr := os.Stat(out)
 	existed := out != "" && statErr == nil
@@ -87,44 +86,141 @@ func (a *app) merge(dirs []string, out string, force bool) error {
 	if err != nil {
 		return err
 	}
-	// The merge streams into the folder; one refused on the way (a part's
-	// files that do not parse) leaves nothing, not even a folder it made.
-	sum, err := results.Merge(dir, parts, opts)
+	sum, err := mergeStep(dir, parts, opts, dirs)
 	if err != nil {
 		if !existed {
-			os.Remove(dir)
+			os.RemoveAll(dir)
 		}
-		return badInput(err)
-	}
-	for k, p := range parts {
-		if err := results.CopyStep(p.Dir, filepath.Join(dir, results.PartDir(k+1, p.Name))); err != nil {
-			return err
-		}
-	}
-	if err := results.FinishStep(dir, sum, []byte(fmt.Sprintf("merged %d folders: %s\n", len(dirs), strings.Join(dirs, " ")))); err != nil {
 		return err
 	}
-	now := time.Now().UTC()
-	targets := map[string]any{"default": map[string]any{"endpoints": sum.Target}}
-	m := results.Manifest{
-		Tool:        results.Tool(toolVersion()),
-		Plan:        "merge of " + strings.Join(dirs, " "),
-		CommandLine: os.Args,
-		Seed:        sum.Seed,
-		Host:        results.ReadHostInfo(),
-		Targets:     targets,
-		Started:     sum.Started,
-		Ended:       &now,
-		Status:      sum.Status,
-		Error:       sum.Error,
-	}
-	if err := results.WriteManifest(dir, &m, a.redact); err != nil {
+	if err := a.writeMergeManifest(dir, dirs, sum, sum.Started, sum.Status, sum.Error); err != nil {
 		return err
 	}
 	a.writeRunReports(dir)
 	fmt.Fprintf(a.stdout, "merged %d parts: %d threads, %d events, %.2f tps, p99 %.2f ms\n",
 		len(parts), sum.Threads, sum.Events, sum.TPS, sum.Latency.Percentiles["99"])
 	fmt.Fprintf(a.stderr, "results: %s (%s)\n", dir, sum.Status)
+	return nil
+}
+
+// mergeInputError is a merge refused for its input: exit 2.
+func mergeInputError(err error) error {
+	if errors.Is(err, results.ErrCannotMerge) || errors.Is(err, results.ErrNotResults) || errors.Is(err, results.ErrNewerFormat) {
+		return usagef("merge: %v", err)
+	}
+	return err
+}
+
+// mergeStep merges parts into the step folder dir, copies them under its
+// parts/ and writes its summary. The merge streams into the folder; one
+// refused on the way (a part's files that do not parse) is an error
+// before anything is kept.
+func mergeStep(dir string, parts []results.MergePart, opts results.MergeOptions, from []string) (*results.Summary, error) {
+	sum, err := results.Merge(dir, parts, opts)
+	if err != nil {
+		return nil, mergeInputError(err)
+	}
+	for k, p := range parts {
+		if err := results.CopyStep(p.Dir, filepath.Join(dir, results.PartDir(k+1, p.Name))); err != nil {
+			return nil, err
+		}
+	}
+	if err := results.FinishStep(dir, sum, []byte(fmt.Sprintf("merged %d folders: %s\n", len(from), strings.Join(from, " ")))); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// writeMergeManifest writes a merged folder's manifest.
+func (a *app) writeMergeManifest(dir string, from []string, sum *results.Summary, started time.Time, status, errText string) error {
+	now := time.Now().UTC()
+	m := results.Manifest{
+		Tool:        results.Tool(toolVersion()),
+		Plan:        "merge of " + strings.Join(from, " "),
+		CommandLine: os.Args,
+		Seed:        sum.Seed,
+		Host:        results.ReadHostInfo(),
+		Targets:     map[string]any{"default": map[string]any{"endpoints": sum.Target}},
+		Started:     started,
+		Ended:       &now,
+		Status:      status,
+		Error:       errText,
+	}
+	return results.WriteManifest(dir, &m, a.redact)
+}
+
+// multiStepRuns reports whether dirs are the results folders of one
+// plan's segments (run --segment): each with the same benchmark steps,
+// more than one. It returns each folder's step folders, in order.
+func multiStepRuns(dirs []string) ([][]string, bool) {
+	if len(dirs) < 2 {
+		return nil, false
+	}
+	var runs [][]string
+	for _, d := range dirs {
+		steps := results.StepDirs(d)
+		if len(steps) < 2 || steps[0] == d {
+			return nil, false
+		}
+		runs = append(runs, steps)
+	}
+	return runs, true
+}
+
+// mergeRuns merges the segments of a plan's run step by step into one
+// results folder with the same steps, each the exact merge of the
+// segments' (their folders kept under its parts/).
+func (a *app) mergeRuns(dirs []string, runs [][]string, out string, force bool) error {
+	names := make([]string, len(runs[0]))
+	for k, step := range runs[0] {
+		names[k], _ = filepath.Rel(dirs[0], step)
+	}
+	opts := results.MergeOptions{Force: force}
+	parts := make([][]results.MergePart, len(names))
+	for i, steps := range runs {
+		if len(steps) != len(names) {
+			return usagef("merge: %s has %d benchmark steps, %s %d: merge the segments of one plan's run", dirs[i], len(steps), dirs[0], len(names))
+		}
+		for k, step := range steps {
+			if rel, _ := filepath.Rel(dirs[i], step); rel != names[k] {
+				return usagef("merge: step %d is %s in %s and %s in %s: merge the segments of one plan's run", k+1, names[k], dirs[0], rel, dirs[i])
+			}
+			parts[k] = append(parts[k], results.MergePart{Name: partName(dirs[i]), Dir: step})
+		}
+	}
+	for k := range names {
+		if err := results.CheckMerge(parts[k], opts); err != nil {
+			return mergeInputError(fmt.Errorf("step %s: %w", names[k], err))
+		}
+	}
+	dir, err := results.Create(out, "", "merge", time.Now())
+	if errors.Is(err, results.ErrNotEmpty) {
+		return usagef("merge: -o %s exists and is not empty", out)
+	}
+	if err != nil {
+		return err
+	}
+	status, errText := results.StatusCompleted, ""
+	var first *results.Summary
+	for k, name := range names {
+		sum, err := mergeStep(filepath.Join(dir, name), parts[k], opts, dirs)
+		if err != nil {
+			return fmt.Errorf("step %s: %w", name, err)
+		}
+		if first == nil {
+			first = sum
+		}
+		if sum.Status != results.StatusCompleted && status == results.StatusCompleted {
+			status, errText = sum.Status, sum.Error
+		}
+		fmt.Fprintf(a.stdout, "%s: merged %d parts: %d threads, %d events, %.2f tps, p99 %.2f ms\n",
+			name, len(parts[k]), sum.Threads, sum.Events, sum.TPS, sum.Latency.Percentiles["99"])
+	}
+	if err := a.writeMergeManifest(dir, dirs, first, first.Started, status, errText); err != nil {
+		return err
+	}
+	a.writeRunReports(dir)
+	fmt.Fprintf(a.stderr, "results: %s (%s)\n", dir, status)
 	return nil
 }
 

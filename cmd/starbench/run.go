@@ -131,6 +131,9 @@ type runFlags struct {
 	editedPlan string // --plan, with --resume
 	dryRun     bool
 	quiet      bool
+	segment    string // --segment i/n|job/n
+	barrier    string // --start-barrier HOST:PORT
+	timeout    string // --start-timeout
 }
 
 // register adds run's flags to cmd.
@@ -142,6 +145,10 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "keep benchmark output off the terminal (it stays in output.log and the step folders)")
 	cmd.Flags().StringVar(&f.resume, "resume", "", "continue the stopped run in DIR: completed steps are not redone")
 	cmd.Flags().StringVar(&f.editedPlan, "plan", "", "with --resume: an edited plan whose completed steps replay identically")
+	cmd.Flags().StringVar(&f.segment, "segment", "", "run the i-th of n slices of every benchmark step's load (i/n; job/n: i from JOB_COMPLETION_INDEX, "+
+		"and --out DIR becomes DIR/seg-i); the n runs share --seed")
+	cmd.Flags().StringVar(&f.barrier, "start-barrier", "", "with --segment: meet the other segments at HOST:PORT before each benchmark step (segment 1 serves it)")
+	cmd.Flags().StringVar(&f.timeout, "start-timeout", "", "how long the barrier waits for every segment (default 10m)")
 }
 
 // checkArgs wants one plan file, except with --resume, which takes the
@@ -243,6 +250,11 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 		}
 	}
 	opts.OutDir, opts.DryRun, opts.Quiet = f.out, f.dryRun, f.quiet
+	ctx, done, err := f.segmentOptions(cmd.Context(), &opts)
+	if err != nil {
+		return err
+	}
+	defer done()
 	live, err := a.progressView(cmd, opts, f)
 	if err != nil {
 		return err
@@ -250,7 +262,7 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 	if live != nil {
 		opts.Progress = live
 	}
-	res, err := runner.Evaluate(cmd.Context(), opts)
+	res, err := runner.Evaluate(ctx, opts)
 	if live != nil {
 		live.finish()
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/k8s"
+	"github.com/starbench/starbench/runner"
 )
 
 // segmentHelp is what every family command's --help says about running
@@ -32,7 +33,7 @@ Running one load from several machines (or as a Kubernetes Indexed Job, see 'sta
 // job/N from the pod's completion index (and --out with it), and returns
 // the command line the family parses with the context its step starts
 // from.
-func segmentArgs(ctx context.Context, args []string) (context.Context, []string, error) {
+func segmentArgs(ctx context.Context, args []string) (context.Context, []string, func(), error) {
 	var out []string
 	var startAt, barrier, timeout, segment string
 	// set replaces the value of an option kept in out, in the form it
@@ -87,12 +88,12 @@ func segmentArgs(ctx context.Context, args []string) (context.Context, []string,
 			out = append(out, args[i])
 		}
 		if err != nil {
-			return ctx, nil, err
+			return ctx, nil, nil, err
 		}
 	}
 	resolved, isJob, err := k8s.JobSegment(segment, os.Getenv)
 	if err != nil {
-		return ctx, nil, usagef("%v", err)
+		return ctx, nil, nil, usagef("%v", err)
 	}
 	if isJob {
 		set(segAt, "--segment", resolved)
@@ -101,41 +102,81 @@ func segmentArgs(ctx context.Context, args []string) (context.Context, []string,
 			set(outAt, "--out", filepath.Join(outDir, "seg-"+index))
 		}
 	}
+	if (startAt != "" || barrier != "") && !containsWord(out, "run") {
+		return ctx, nil, nil, usagef("--start-at and --start-barrier start a run's load: give them with run")
+	}
+	ctx, done, err := startOptions(ctx, resolved, startAt, barrier, timeout)
+	return ctx, out, done, err
+}
+
+// startOptions makes the context a segment's steps start from: at a time
+// (--start-at) or at a barrier the segments meet at (--start-barrier), and
+// what to call once the run is over (it stops serving the barrier).
+func startOptions(ctx context.Context, segment, startAt, barrier, timeout string) (context.Context, func(), error) {
+	done := func() {}
 	var seg bench.Segment
-	if resolved != "" {
-		if seg, err = bench.ParseSegment(resolved); err != nil {
-			return ctx, nil, usagef("--%v", err)
+	if segment != "" {
+		var err error
+		if seg, err = bench.ParseSegment(segment); err != nil {
+			return ctx, done, usagef("--%v", err)
 		}
 	}
 	switch {
 	case startAt != "" && barrier != "":
-		return ctx, nil, usagef("give --start-at or --start-barrier, not both")
+		return ctx, done, usagef("give --start-at or --start-barrier, not both")
 	case startAt != "":
 		at, err := time.Parse(time.RFC3339Nano, startAt)
 		if err != nil {
-			return ctx, nil, usagef("--start-at %q: want a time such as 2026-12-03T15:00:00Z (RFC 3339)", startAt)
+			return ctx, done, usagef("--start-at %q: want a time such as 2026-12-03T15:00:00Z (RFC 3339)", startAt)
 		}
-		ctx = bench.WithStart(ctx, k8s.StartAt{At: at})
+		return bench.WithStart(ctx, k8s.StartAt{At: at}), done, nil
 	case barrier != "":
 		if seg.Whole() {
-			return ctx, nil, usagef("--start-barrier %s needs --segment i/n (or job/n): it is where the n segments of a load meet", barrier)
+			return ctx, done, usagef("--start-barrier %s needs --segment i/n (or job/n): it is where the n segments of a load meet", barrier)
 		}
 		b := &k8s.Barrier{Addr: barrier, Segment: seg}
 		if timeout != "" {
 			d, err := time.ParseDuration(timeout)
 			if err != nil || d <= 0 {
-				return ctx, nil, usagef("--start-timeout %q: want a duration such as 10m", timeout)
+				return ctx, done, usagef("--start-timeout %q: want a duration such as 10m", timeout)
 			}
 			b.Timeout = d
 		}
-		ctx = bench.WithStart(ctx, b)
+		return bench.WithStart(ctx, b), b.Close, nil
 	case timeout != "":
-		return ctx, nil, usagef("--start-timeout goes with --start-barrier")
+		return ctx, done, usagef("--start-timeout goes with --start-barrier")
 	}
-	if (startAt != "" || barrier != "") && !containsWord(out, "run") {
-		return ctx, nil, usagef("--start-at and --start-barrier start a run's load: give them with run")
+	return ctx, done, nil
+}
+
+// segmentOptions sets a plan run's segment (--segment, job/n resolved,
+// --out with it) and its start barrier.
+func (f *runFlags) segmentOptions(ctx context.Context, opts *runner.Options) (context.Context, func(), error) {
+	if f.segment == "" {
+		if f.barrier != "" || f.timeout != "" {
+			return ctx, func() {}, usagef("--start-barrier and --start-timeout go with --segment")
+		}
+		return ctx, func() {}, nil
 	}
-	return ctx, out, nil
+	resolved, isJob, err := k8s.JobSegment(f.segment, os.Getenv)
+	if err != nil {
+		return ctx, func() {}, usagef("%v", err)
+	}
+	if _, err := bench.ParseSegment(resolved); err != nil {
+		return ctx, func() {}, usagef("--%v", err)
+	}
+	if f.resume != "" {
+		return ctx, func() {}, usagef("--segment starts a run: a resumed run keeps its own")
+	}
+	if opts.Seed == nil && !f.dryRun {
+		return ctx, func() {}, usagef("--segment %s needs --seed N, the same for every segment, so that the segments together are one reproducible load", f.segment)
+	}
+	if isJob && opts.OutDir != "" {
+		index, _, _ := strings.Cut(resolved, "/")
+		opts.OutDir = filepath.Join(opts.OutDir, "seg-"+index)
+	}
+	opts.Segment = resolved
+	return startOptions(ctx, resolved, "", f.barrier, f.timeout)
 }
 
 func containsWord(args []string, word string) bool {

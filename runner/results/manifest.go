@@ -31,6 +31,7 @@ type Manifest struct {
 	ParamTypes  map[string]string `json:"param_types"`
 	Overrides   []string          `json:"overrides,omitempty"`
 	Seed        int64             `json:"seed"`
+	Segment     string            `json:"segment,omitempty"` // "i/n": this run is the i-th of n slices of the plan's loads
 	CommandLine []string          `json:"command_line,omitempty"`
 	Host        HostInfo          `json:"host"`
 	Targets     map[string]any    `json:"targets"` // see Target for the fields reports read

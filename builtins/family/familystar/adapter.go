@@ -404,8 +404,9 @@ func Codes(v starlark.Value) ([]uint16, error) {
 }
 
 // segmentOf checks a run's segment option: one slice of the load's
-// threads and events, with the seed the other segments share.
-func segmentOf(opts []family.Option, v family.Values, threads int) (bench.Segment, error) {
+// threads and events, with the seed the other segments share (the step's
+// when the segment is the run's: fromRun).
+func segmentOf(opts []family.Option, v family.Values, threads int, fromRun bool) (bench.Segment, error) {
 	so, ok := family.ByRole(opts, family.Segment)
 	if !ok {
 		return bench.Segment{}, nil
@@ -422,7 +423,7 @@ func segmentOf(opts []family.Option, v family.Values, threads int) (bench.Segmen
 	}
 	events := role(family.Events)
 	switch {
-	case role(family.Seed) == 0:
+	case role(family.Seed) == 0 && !fromRun:
 		seed, _ := family.ByRole(opts, family.Seed)
 		return seg, fmt.Errorf("segment %s needs %s = N, the same for every segment, so that the segments together are one reproducible load", seg, seed.Name)
 	case seg.Threads(threads) == 0:
@@ -446,11 +447,24 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// A run that is one segment of the plan's loads (run --segment) runs
+	// that slice of every load that does not name its own; its seed is
+	// the step's, the same in every segment of a run with one --seed.
+	fromRun := false
+	if runSeg := runner.HostOf(thread).Run().Segment(); runSeg != "" {
+		so, ok := family.ByRole(opts, family.Segment)
+		if !ok {
+			return nil, nil, nil, runner.BadPlanInput(thread, "%s: this run is segment %s of every load, and a %s run has no segments", b.Name(), runSeg, f.Name())
+		}
+		if c.v.String(so.Name) == "" {
+			c.v[so.Name], fromRun = runSeg, true
+		}
+	}
 	r, err := f.Run(c.v)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	seg, err := segmentOf(opts, c.v, r.Planned().Threads)
+	seg, err := segmentOf(opts, c.v, r.Planned().Threads, fromRun)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -462,7 +476,11 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	intervalOpt, hasInterval := byRole(family.Interval)
 	database := c.conn.Session().Database
 	plan := r.Planned()
-	l := &benchstar.Load{Family: f.Name(), Name: r.Label() + cli.SegmentSuffix(seg), Handle: c.conn.ID(), Target: c.conn.Display(),
+	name := r.Label()
+	if !fromRun { // a run's segments keep its steps' names, for merge
+		name += cli.SegmentSuffix(seg)
+	}
+	l := &benchstar.Load{Family: f.Name(), Name: name, Handle: c.conn.ID(), Target: c.conn.Display(),
 		Time: plan.Time, Interval: max(plan.Interval, time.Second)} // the engine's default interval: one second
 	l.Text = func() string { return f.CommandLine("run", c.v, database) }
 	l.Args = func() map[string]any { return a.journalArgs("run", opts, c.v) }
