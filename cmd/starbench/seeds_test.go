@@ -152,6 +152,13 @@ func TestSeed004PlanDryRun(t *testing.T) {
 // one machine on two ports; with several TiDB servers each level is one
 // together step of one sysbench per server.
 func TestSeed000PlanDryRun(t *testing.T) {
+	// With client hosts, every sysbench runs from one, in turn.
+	r := starbench(t, nil, "check", "plans/seed000_tidb_numa_topologies.star", "-p", "clients=bench@10.0.9.1,bench@10.0.9.2",
+		"-p", "setups=5.3.0-1tidb,5.3.0-3tidb-3hosts", "-p", "threads=150", "-p", "workloads=oltp_point_select")
+	expect(t, r, 0, "--threads=150 --time=300 run  # on client host bench@10.0.9.1:22\n")
+	if n, m := strings.Count(r.stdout, "# on client host bench@10.0.9.1:22"), strings.Count(r.stdout, "# on client host bench@10.0.9.2:22"); n != 3 || m != 1 {
+		t.Errorf("loads from the client hosts: %d and %d, want 3 (the single server's run, parts 1 and 3) and 1", n, m)
+	}
 	res := dryRun(t, "../../plans/seed000_tidb_numa_topologies.star", "threads=150,300", "workloads=oltp_point_select")
 	topologies := topologiesOf(res)
 	together, runs := 0, 0
