@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,13 @@ func JobSegment(spec string, getenv func(string) string) (resolved string, ok bo
 		return "", true, fmt.Errorf("--segment %s: %s=%q is not an index below %d", spec, IndexEnv, v, count)
 	}
 	return fmt.Sprintf("%d/%d", index+1, count), true, nil
+}
+
+// SegmentFolder is where segment resolved ("i/n") of a Job writes in the
+// folder dir its segments share: dir/seg-i (what the merge Job reads).
+func SegmentFolder(dir, resolved string) string {
+	index, _, _ := strings.Cut(resolved, "/")
+	return filepath.Join(dir, "seg-"+index)
 }
 
 // StartAt holds a load until a set time: the segments started with the

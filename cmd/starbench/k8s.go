@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,6 +119,15 @@ without one (--target 'root@tcp(tidb:4000)/sbtest') and the password as a Secret
 	return root
 }
 
+// targetWithoutPassword refuses a --target a manifest would show with
+// its password.
+func targetWithoutPassword(spec string) error {
+	if masked := db.RedactDSNText(spec); masked != spec {
+		return usagef("k8s job: --target %s holds a password: give it without one and --password-secret SECRET:KEY", masked)
+	}
+	return nil
+}
+
 // isPlanArg reports whether a Job's command is a plan (a .star file or
 // a bundle) rather than a family's command line.
 func isPlanArg(arg string) bool {
@@ -146,8 +156,8 @@ func (a *app) jobPlan(cmd *cobra.Command, args []string, seed int64) ([]byte, []
 			params = append(params, next())
 		case "--target":
 			spec := next()
-			if db.RedactDSNText(spec) != spec {
-				return nil, nil, 0, usagef("k8s job: --target %s holds a password: give it without one and --password-secret SECRET:KEY", db.RedactDSNText(spec))
+			if err := targetWithoutPassword(spec); err != nil {
+				return nil, nil, 0, err
 			}
 			rest = append(rest, "--target", spec)
 		case "--segment", "--out", "-o", "--start-barrier", "--start-timeout", "--seed", "--resume", "--dry-run":
@@ -209,7 +219,7 @@ func (a *app) jobCommand(args []string, seed int64) ([]string, error) {
 		}
 		return nil, usagef("k8s job: %q is not a workload family's command (%s)", args[0], strings.Join(names, ", "))
 	}
-	if !containsWord(args, "run") {
+	if !slices.Contains(args, "run") {
 		return nil, usagef("k8s job: the pods run a load: the command line must end in run")
 	}
 	given := ""
@@ -227,8 +237,8 @@ func (a *app) jobCommand(args []string, seed int64) ([]string, error) {
 			if !hasValue && i+1 < len(args) {
 				value = args[i+1]
 			}
-			if db.RedactDSNText(value) != value {
-				return nil, usagef("k8s job: --target %s holds a password: give it without one and --password-secret SECRET:KEY", db.RedactDSNText(value))
+			if err := targetWithoutPassword(value); err != nil {
+				return nil, err
 			}
 		case family.SeedFlag:
 			if !hasValue && i+1 < len(args) {

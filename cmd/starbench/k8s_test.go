@@ -69,6 +69,46 @@ func inRoot(root string, env []string, command []string) *exec.Cmd {
 	return cmd
 }
 
+// freeAddr is a loopback address no one listens on, for a barrier.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// runPods runs the Job's three pods' container c here, as the pods
+// would (JOB_COMPLETION_INDEX and the Secret's MYSQL_PWD in the
+// environment), the third 1.5 s late (a pod scheduled late: the barrier
+// waits for it), and reports whether all succeeded.
+func runPods(t *testing.T, root string, c corev1.Container, password string) bool {
+	t.Helper()
+	var wg sync.WaitGroup
+	outputs := make([]bytes.Buffer, 3)
+	for i := range 3 {
+		if i == 2 {
+			time.Sleep(1500 * time.Millisecond)
+		}
+		cmd := inRoot(root, []string{"JOB_COMPLETION_INDEX=" + strconv.Itoa(i), "MYSQL_PWD=" + password}, append(c.Command, c.Args...))
+		cmd.Stdout, cmd.Stderr = &outputs[i], &outputs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("pod %d: %v", i, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("pod %d: %v\n%s", i, err, outputs[i].String())
+			}
+		}()
+	}
+	wg.Wait()
+	return !t.Failed()
+}
+
 // The rendered Indexed Job decodes strictly with the Kubernetes API
 // types; its pods' commands, run here as the pods would run them (the
 // static binary alone in an empty root directory, JOB_COMPLETION_INDEX
@@ -79,12 +119,7 @@ func TestKubernetesJob(t *testing.T) {
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
 	target := fmt.Sprintf("root@tcp(127.0.0.1:%d)/%s", m.Port, m.Database)
 	expect(t, starbench(t, []string{"MYSQL_PWD=" + m.Password()}, "sysbench", "oltp_point_select", "--tables=1", "--table-size=1000", "--target", target, "prepare"), 0)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	barrier := ln.Addr().String()
-	ln.Close()
+	barrier := freeAddr(t)
 
 	flags := []string{"k8s", "job", "--name", "sb", "--image", "registry.example.com/starbench:test", "--parallelism", "3",
 		"--results-claim", "bench-results", "--password-secret", "tidb:password", "--barrier", barrier, "--"}
@@ -133,27 +168,7 @@ func TestKubernetesJob(t *testing.T) {
 
 	// The pods, here.
 	root := emptyRoot(t)
-	var wg sync.WaitGroup
-	outputs := make([]bytes.Buffer, 3)
-	for i := range 3 {
-		if i == 2 {
-			time.Sleep(1500 * time.Millisecond) // a pod scheduled late: the barrier waits for it
-		}
-		cmd := inRoot(root, []string{"JOB_COMPLETION_INDEX=" + strconv.Itoa(i), "MYSQL_PWD=" + m.Password()}, append(c.Command, c.Args...))
-		cmd.Stdout, cmd.Stderr = &outputs[i], &outputs[i]
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("pod %d: %v", i, err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := cmd.Wait(); err != nil {
-				t.Errorf("pod %d: %v\n%s", i, err, outputs[i].String())
-			}
-		}()
-	}
-	wg.Wait()
-	if t.Failed() {
+	if !runPods(t, root, c, m.Password()) {
 		return
 	}
 	merge := inRoot(root, nil, append(mergeJob.Spec.Template.Spec.Containers[0].Command, mergeArgs...))
@@ -205,12 +220,7 @@ def main(p):
     bench.together([sysbench.part(conn, w, tables = 1, table_size = 1000, threads = 3, time = 2, report_interval = 1)
                     for w in ["oltp_read_only", "oltp_point_select"]])
 `), 0o644)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	barrier := ln.Addr().String()
-	ln.Close()
+	barrier := freeAddr(t)
 	flags := []string{"k8s", "job", "--name", "pl", "--image", "img", "--parallelism", "3", "--results-claim", "r", "--barrier", barrier,
 		"--password-secret", "tidb:password", "--"}
 	r := starbench(t, nil, append(flags, plan, "-p", "threads=6", "--target", target)...)
@@ -243,27 +253,7 @@ def main(p):
 	if err := os.WriteFile(filepath.Join(root, "plan", "plan.bundle"), cm.BinaryData["plan.bundle"], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	outputs := make([]bytes.Buffer, 3)
-	for i := range 3 {
-		if i == 2 {
-			time.Sleep(1500 * time.Millisecond)
-		}
-		cmd := inRoot(root, []string{"JOB_COMPLETION_INDEX=" + strconv.Itoa(i), "MYSQL_PWD=" + m.Password()}, append(c.Command, c.Args...))
-		cmd.Stdout, cmd.Stderr = &outputs[i], &outputs[i]
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := cmd.Wait(); err != nil {
-				t.Errorf("pod %d: %v\n%s", i, err, outputs[i].String())
-			}
-		}()
-	}
-	wg.Wait()
-	if t.Failed() {
+	if !runPods(t, root, c, m.Password()) {
 		return
 	}
 	mc := mergeJob.Spec.Template.Spec.Containers[0]

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,11 +98,10 @@ func segmentArgs(ctx context.Context, args []string) (context.Context, []string,
 	if isJob {
 		set(segAt, "--segment", resolved)
 		if outAt.at >= 0 {
-			index, _, _ := strings.Cut(resolved, "/")
-			set(outAt, "--out", filepath.Join(outDir, "seg-"+index))
+			set(outAt, "--out", k8s.SegmentFolder(outDir, resolved))
 		}
 	}
-	if (startAt != "" || barrier != "") && !containsWord(out, "run") {
+	if (startAt != "" || barrier != "") && !slices.Contains(out, "run") {
 		return ctx, nil, nil, usagef("--start-at and --start-barrier start a run's load: give them with run")
 	}
 	ctx, done, err := startOptions(ctx, resolved, startAt, barrier, timeout)
@@ -172,18 +171,8 @@ func (f *runFlags) segmentOptions(ctx context.Context, opts *runner.Options) (co
 		return ctx, func() {}, usagef("--segment %s needs --seed N, the same for every segment, so that the segments together are one reproducible load", f.segment)
 	}
 	if isJob && opts.OutDir != "" {
-		index, _, _ := strings.Cut(resolved, "/")
-		opts.OutDir = filepath.Join(opts.OutDir, "seg-"+index)
+		opts.OutDir = k8s.SegmentFolder(opts.OutDir, resolved)
 	}
 	opts.Segment = resolved
 	return startOptions(ctx, resolved, "", f.barrier, f.timeout)
-}
-
-func containsWord(args []string, word string) bool {
-	for _, a := range args {
-		if a == word {
-			return true
-		}
-	}
-	return false
 }
