@@ -27,6 +27,7 @@ import (
 	"github.com/starbench/starbench/builtins/ssh/sshstar"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
+	"github.com/starbench/starbench/builtins/telemetry/telemetrystar"
 	"github.com/starbench/starbench/builtins/tpcc"
 	"github.com/starbench/starbench/builtins/tpcc/tpccstar"
 	"github.com/starbench/starbench/builtins/yamlstar"
@@ -51,6 +52,7 @@ var Modules = []Entry{
 	{Module: benchstar.Module, Doc: benchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},
+	{Module: telemetrystar.Module, Doc: telemetrystar.Doc},
 	{Module: localstar.Module, Doc: localstar.Doc},
 	{Module: yamlstar.Module, Doc: yamlstar.Doc},
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 
 	"go.starlark.net/starlark"
+
+	"github.com/starbench/starbench/runner/results"
 )
 
 // DefaultTarget is the name of the target given without one (--target
@@ -72,6 +74,8 @@ type RunInfo interface {
 	// RecordTarget stores what a module knows of a target (server version,
 	// variables, topology) in the manifest under name.
 	RecordTarget(name string, info any) error
+	// RecordTelemetry adds sources the plan watches to the manifest.
+	RecordTelemetry(sources []results.TelemetrySource) error
 	// AddSecret registers a value (a password) that must never appear in
 	// what the run prints or stores; Redact masks the secrets.
 	AddSecret(secret string)
@@ -168,6 +172,20 @@ func (h *host) RecordTarget(name string, info any) error {
 	}
 	r.mu.Lock()
 	r.manifest.Targets[name] = info
+	r.mu.Unlock()
+	if err := r.ensureDir(); err != nil {
+		return err
+	}
+	return r.writeManifest()
+}
+
+func (h *host) RecordTelemetry(sources []results.TelemetrySource) error {
+	r := h.r
+	if r == nil || r.opts.DryRun {
+		return nil
+	}
+	r.mu.Lock()
+	r.manifest.Telemetry = append(r.manifest.Telemetry, sources...)
 	r.mu.Unlock()
 	if err := r.ensureDir(); err != nil {
 		return err

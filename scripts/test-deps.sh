@@ -63,6 +63,8 @@ needs=(
   "haproxy haproxy"
   "numactl numactl"
   "taskset util-linux"
+  "prometheus-node-exporter prometheus-node-exporter"
+  "prometheus-mysqld-exporter prometheus-mysqld-exporter"
 )
 
 missing_pkgs=()

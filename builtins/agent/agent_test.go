@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +78,7 @@ func TestProtocolMismatch(t *testing.T) {
 		return err
 	})
 	_, err := Open(context.Background(), proc, "pipe", "", &tail{})
-	if err == nil || !strings.Contains(err.Error(), "agent on pipe speaks protocol 99 (starbench v9), this coordinator 1") {
+	if err == nil || !strings.Contains(err.Error(), "agent on pipe speaks protocol 99 (starbench v9), this coordinator "+strconv.Itoa(ProtocolVersion)) {
 		t.Errorf("got %v", err)
 	}
 }

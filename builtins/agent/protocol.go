@@ -30,12 +30,13 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/telemetry"
 	"github.com/starbench/starbench/runner/results"
 )
 
 // ProtocolVersion is the version of the messages below; a coordinator and
 // an agent of different versions refuse each other.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // Message types.
 const (
@@ -52,6 +53,8 @@ const (
 	msgError     = "error"     // agent: the part could not run
 	msgHeartbeat = "heartbeat" // coordinator: still here
 	msgStop      = "stop"      // coordinator: stop the load now
+	msgSample    = "sample"    // coordinator: read the host (telemetry)
+	msgReading   = "reading"   // agent: the host's reading
 )
 
 // message is one line of the protocol; Type says which fields are set.
@@ -66,6 +69,8 @@ type message struct {
 	Interval *intervalData   `json:"interval,omitempty"`
 	Done     *doneData       `json:"done,omitempty"`
 	Error    string          `json:"error,omitempty"`
+	Sample   *sampleRequest  `json:"sample,omitempty"`
+	Reading  *readingData    `json:"reading,omitempty"`
 	// Usage marks an error as the plan's (exit 2): an option the agent's
 	// family refuses.
 	Usage bool `json:"usage,omitempty"`
@@ -108,6 +113,21 @@ type RunRequest struct {
 type Endpoint struct {
 	DSN  string   `json:"dsn"`
 	Init []string `json:"init,omitempty"`
+}
+
+// sampleRequest asks the agent to read its host: its CPU, memory, disk
+// and network, and the processes of these command names.
+type sampleRequest struct {
+	ID        int      `json:"id"`
+	Processes []string `json:"processes,omitempty"`
+}
+
+// readingData is the agent's reading of its host (its time in the
+// agent's clock), or why it could not read.
+type readingData struct {
+	ID      int               `json:"id"`
+	Reading telemetry.Reading `json:"reading"`
+	Error   string            `json:"error,omitempty"`
 }
 
 // intervalData is one interval as the part's folder keeps it.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/family"
+	"github.com/starbench/starbench/builtins/telemetry"
 	"github.com/starbench/starbench/runner/results"
 )
 
@@ -66,6 +67,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o ServeOptions) err
 	if o.Watchdog > 0 {
 		watchdog.Store(int64(o.Watchdog))
 	}
+	var sampled atomic.Bool // a telemetry session: its end is the coordinator's closing
 	runs := make(chan *RunRequest, 1)
 	starts := make(chan int64, 1)
 	go func() {
@@ -98,6 +100,20 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o ServeOptions) err
 				}
 			case msgStop:
 				cancel(context.Canceled)
+			case msgSample:
+				if m.Sample != nil {
+					sampled.Store(true)
+					go func(req sampleRequest) {
+						d := &readingData{ID: req.ID}
+						r, err := telemetry.ReadHost(req.Processes)
+						if err != nil {
+							d.Error = err.Error()
+						}
+						r.Time = now()
+						d.Reading = r
+						_ = c.send(message{Type: msgReading, Reading: d})
+					}(*m.Sample)
+				}
 			}
 		}
 	}()
@@ -120,6 +136,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o ServeOptions) err
 	select {
 	case req = <-runs:
 	case <-ctx.Done():
+		if sampled.Load() && errors.Is(context.Cause(ctx), ErrCoordinatorGone) {
+			return nil // a host's telemetry: the coordinator is done with it
+		}
 		return context.Cause(ctx)
 	}
 	step, kinds, err := buildStep(req, o)

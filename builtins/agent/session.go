@@ -48,6 +48,9 @@ type Session struct {
 	closed chan struct{} // closed when the agent's stdout ended
 	readMu sync.Mutex
 	read   error // why it ended
+
+	beatOnce sync.Once     // keepAlive
+	stopBeat chan struct{} // closed by Close when keepAlive started
 }
 
 // Heartbeat is how often the coordinator tells an agent it is there, and
@@ -191,6 +194,10 @@ func (s *Session) gone(when string) error {
 // Close ends the session: it closes the agent's stdin, which makes it
 // exit, and kills it when it has not within a few seconds.
 func (s *Session) Close() {
+	if s.stopBeat != nil {
+		close(s.stopBeat)
+		s.stopBeat = nil
+	}
 	_ = s.proc.Stdin().Close()
 	select {
 	case <-s.proc.Done():

@@ -103,6 +103,44 @@ type Hook interface {
 	Stop(ctx context.Context) error
 }
 
+// Annotator is a hook that adds what it recorded to the step's summary
+// (the telemetry series), after it stopped and before the summary is
+// written.
+type Annotator interface {
+	Annotate(sum *results.Summary)
+}
+
+// withHooks starts the hooks in order, runs run when all started, and
+// stops those that started in reverse order; a hook's error is the run's.
+func withHooks(ctx context.Context, dir string, hooks []Hook, run func() error) error {
+	started := 0
+	var err error
+	for _, h := range hooks {
+		if err = h.Start(ctx, dir); err != nil {
+			break
+		}
+		started++
+	}
+	if err == nil {
+		err = run()
+	}
+	for i := started - 1; i >= 0; i-- {
+		if stopErr := hooks[i].Stop(context.WithoutCancel(ctx)); stopErr != nil {
+			err = errors.Join(err, stopErr)
+		}
+	}
+	return err
+}
+
+// annotate has the hooks that record something add it to sum.
+func annotate(sum *results.Summary, hooks []Hook) {
+	for _, h := range hooks {
+		if a, ok := h.(Annotator); ok {
+			a.Annotate(sum)
+		}
+	}
+}
+
 type startKey struct{}
 
 // WithStart makes RunStep hold the load of a step that has no Start of
@@ -131,31 +169,26 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 		s.Start, _ = ctx.Value(startKey{}).(StartBarrier)
 	}
 	if s.Remote != nil {
-		sum, err := s.Remote(ctx, dir, s)
+		var sum *results.Summary
+		err := withHooks(ctx, dir, s.Hooks, func() (err error) {
+			sum, err = s.Remote(ctx, dir, s)
+			return err
+		})
+		if sum != nil && len(s.Hooks) > 0 {
+			annotate(sum, s.Hooks)
+			err = errors.Join(err, results.FinishStep(dir, sum, nil))
+		}
 		return sum, nil, err
 	}
 	sinks := append([]Sink(nil), s.Sinks...)
 	if s.Progress != nil {
 		sinks = append(sinks, SinkFunc(func(iv *Interval) { s.Progress(intervalProgress(&s, iv)) }))
 	}
-	started := 0
-	var hookErr error
-	for _, h := range s.Hooks {
-		if hookErr = h.Start(ctx, dir); hookErr != nil {
-			break
-		}
-		started++
-	}
 	var res *Result
-	runErr := hookErr
-	if hookErr == nil {
-		res, runErr = s.Run(ctx, StepRun{Output: w, Sinks: sinks, Start: s.Start})
-	}
-	for i := started - 1; i >= 0; i-- {
-		if err := s.Hooks[i].Stop(context.WithoutCancel(ctx)); err != nil {
-			runErr = errors.Join(runErr, err)
-		}
-	}
+	runErr := withHooks(ctx, dir, s.Hooks, func() (err error) {
+		res, err = s.Run(ctx, StepRun{Output: w, Sinks: sinks, Start: s.Start})
+		return err
+	})
 	if res == nil {
 		return nil, nil, runErr
 	}
@@ -166,6 +199,7 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 	if s.Annotate != nil {
 		s.Annotate(sum, res)
 	}
+	annotate(sum, s.Hooks)
 	if runErr != nil {
 		sum.Status, sum.Error = results.StatusFailed, redact(runErr.Error())
 	}

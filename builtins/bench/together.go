@@ -41,6 +41,7 @@ type Together struct {
 	Output   io.Writer           // the parts' text, each line prefixed with its part (nil: none)
 	Progress func(Progress)      // the whole step's progress, with each part's in Parts
 	Redact   func(string) string // applied to the text and errors kept (nil: none)
+	Hooks    []Hook              // around the whole step, as Step's (telemetry of the step)
 }
 
 // RunTogether runs the parts at once, each into its own step folder
@@ -89,34 +90,38 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 	errs := make([]error, len(t.Parts))
 	dirs := make([]string, len(t.Parts))
 	var wg sync.WaitGroup
-	for k, p := range t.Parts {
-		dirs[k] = filepath.Join(dir, results.PartDir(k+1, p.Name))
-		step := p.Step
-		step.Redact = t.Redact
-		step.Output = nil
-		if t.Output != nil {
-			step.Output = &prefixWriter{mu: &outMu, w: t.Output, prefix: fmt.Sprintf("[%d %s] ", k+1, p.Name)}
-		}
-		step.Progress = func(pr Progress) { live.update(k, pr) }
-		ticket := &gateTicket{gate: gate}
-		step.Start = ticket
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer ticket.pass() // a part that ends before its load starts must not hold the others
-			_, _, err := RunStep(ctx, dirs[k], step)
-			// A part stopped because another failed (or the run was
-			// interrupted) has not failed itself.
-			if err != nil && (ctx.Err() == nil || !errors.Is(err, context.Canceled)) {
-				errs[k] = err
-				if t.OnPartFailure != OnPartFailureContinue {
-					cancel()
-				}
+	hookErr := withHooks(ctx, dir, t.Hooks, func() error {
+		for k, p := range t.Parts {
+			dirs[k] = filepath.Join(dir, results.PartDir(k+1, p.Name))
+			step := p.Step
+			step.Redact = t.Redact
+			step.Output = nil
+			if t.Output != nil {
+				step.Output = &prefixWriter{mu: &outMu, w: t.Output, prefix: fmt.Sprintf("[%d %s] ", k+1, p.Name)}
 			}
-		}()
-	}
-	wg.Wait()
+			step.Progress = func(pr Progress) { live.update(k, pr) }
+			ticket := &gateTicket{gate: gate}
+			step.Start = ticket
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer ticket.pass() // a part that ends before its load starts must not hold the others
+				_, _, err := RunStep(ctx, dirs[k], step)
+				// A part stopped because another failed (or the run was
+				// interrupted) has not failed itself.
+				if err != nil && (ctx.Err() == nil || !errors.Is(err, context.Canceled)) {
+					errs[k] = err
+					if t.OnPartFailure != OnPartFailureContinue {
+						cancel()
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return nil
+	})
 	sum, err := mergeParts(dir, dirs, t, errs, redact)
+	err = errors.Join(err, hookErr)
 	if sum != nil && t.Progress != nil {
 		t.Progress(Progress{Workload: sum.Workload.Name, Threads: sum.Threads, ElapsedS: sum.Seconds, TotalS: sum.PlannedSeconds,
 			TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true,
@@ -202,6 +207,7 @@ func mergeParts(dir string, dirs []string, t Together, errs []error, redact func
 	case len(failed) > 0: // continue: the step stands on the parts that ran
 		sum.Status, sum.Error = results.StatusCompleted, strings.Join(failed, "; ")
 	}
+	annotate(sum, t.Hooks)
 	if err := results.FinishStep(dir, sum, []byte(redact(togetherText(sum)))); err != nil {
 		return sum, errors.Join(stepErr, err)
 	}

@@ -74,7 +74,7 @@ func (Family) RunDoc() string {
 		"(transactions/s) makes it open-loop. segment=\"i/n\" (with seed=, the same for every segment) runs the i-th of n " +
 		"slices of the load, as --segment does: thread j of threads is segment j mod n + 1's with its stream, events and " +
 		"rate split alike, and the step folder is named ...-seg<i>of<n> for starbench merge. Returns a struct: every run builtin's fields (tps, qps, events, queries, reads, " +
-		"writes, others, errors, errors_by_code, errors_by_kind, reconnects, seconds, latency, threads, tags, dir), late and " +
+		"writes, others, errors, errors_by_code, errors_by_kind, reconnects, seconds, latency, threads, tags, dir, telemetry), late and " +
 		"dropped, metrics (the family's own figures by name), retries, and transactions (by name: count, errors, per_minute, latency)."
 }
 

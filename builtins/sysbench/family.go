@@ -157,7 +157,8 @@ func (Family) RunDoc() string {
 		"summary.json, intervals.csv, latency.hlog and output.txt. tags are recorded with the step for reports and compare. " +
 		"Returns a struct: tps, qps, events, queries, reads, writes, others, errors, errors_by_code, errors_by_kind, reconnects, " +
 		"late and dropped (under rate=), seconds, " +
-		"latency (min, avg, max, sum, p50, p90, p95, p99, p999, p9999 in ms), threads, workload, tags, dir. The statement " +
+		"latency (min, avg, max, sum, p50, p90, p95, p99, p999, p9999 in ms), threads, workload, tags, dir, telemetry (the " +
+		"series of telemetry.watch by name: kind, source, points, failed, error, avg, max, totals). The statement " +
 		"stream derives from the run seed and the step, or from rand_seed= when given. rate= (events/s) makes the run " +
 		"open-loop, latency counted from each event's scheduled start; warmup_time= runs uncounted load first; a lost " +
 		"connection is re-established (reconnect_timeout=, 30 s) and counted; errors in mysql_ignore_errors= are counted " +

@@ -97,7 +97,7 @@ func (Family) RunDoc() string {
 		"\"repeatable read\", ...) is set before each transaction, as go-tpc's --isolation does. layout=\"benchmarksql\" runs the same statements on BenchmarkSQL's tables. " +
 		"fixed_warehouse=True keeps thread i on home warehouse i mod warehouses + 1, where by default each transaction draws " +
 		"its own (BenchmarkSQL's terminalWarehouseFixed, whose terminals each have a warehouse and district: at most 10 threads a warehouse). segment=\"i/n\" (with seed=, the same for every segment) runs the i-th of n slices of the load, as starbench tpcc --segment does. Returns a struct: every run builtin's fields (tps, qps, events, queries, reads, " +
-		"writes, others, errors, errors_by_code, errors_by_kind, reconnects, seconds, latency, threads, tags, dir, late, dropped, " +
+		"writes, others, errors, errors_by_code, errors_by_kind, reconnects, seconds, latency, threads, tags, dir, telemetry, late, dropped, " +
 		"metrics) and tpmC, " +
 		"tpmTotal, efficiency, transactions, kinds (by transaction: count, errors, tpm, avg, p50, p90, p95, p99, max in ms)."
 }

@@ -48,6 +48,16 @@ type Manifest struct {
 	// figures or a peer tool's output (its Sources are those files): it has
 	// no plan to rerun or resume and no histograms to merge.
 	Imported bool `json:"imported,omitempty"`
+	// Telemetry are the sources the plan watched (telemetry.watch): each
+	// benchmark step after the watch has a series of each in its folder.
+	Telemetry []TelemetrySource `json:"telemetry,omitempty"`
+}
+
+// TelemetrySource is a source a plan's telemetry watch reads.
+type TelemetrySource struct {
+	Name   string `json:"name"`   // the series' name: telemetry/NAME.jsonl in each step's folder
+	Kind   string `json:"kind"`   // status, prometheus, host
+	Source string `json:"source"` // what it reads (no password)
 }
 
 // ToolName is what Manifest.Tool.Name says in a starbench results folder.

@@ -85,6 +85,40 @@ type Summary struct {
 	// Imported is set on a step `starbench import` made from published
 	// figures or a peer tool's output: its source and the figures it gave.
 	Imported *Imported `json:"imported,omitempty"`
+	// Telemetry are the series the plan's samplers recorded while the
+	// step ran (telemetry.watch), each a file under telemetry/.
+	Telemetry []TelemetrySeries `json:"telemetry,omitempty"`
+}
+
+// TelemetryDir is the folder of a step's telemetry series.
+const TelemetryDir = "telemetry"
+
+// TelemetrySeries is one sampler's series of a step: what it read, where
+// the points are, and their average and highest value over the step. Rates
+// of counters are named NAME/s, quantiles of histograms NAME:pQ.
+type TelemetrySeries struct {
+	Name   string             `json:"name"`   // "status-db1", "host-10.0.1.5", "prom-127.0.0.1:10080"
+	Kind   string             `json:"kind"`   // status, prometheus, host
+	Source string             `json:"source"` // what it reads (no password)
+	File   string             `json:"file"`   // telemetry/NAME.jsonl, relative to the step folder
+	Points int                `json:"points"` // points recorded
+	Failed int                `json:"failed,omitempty"`
+	Error  string             `json:"error,omitempty"` // the last failure's message
+	Avg    map[string]float64 `json:"avg,omitempty"`
+	Max    map[string]float64 `json:"max,omitempty"`
+	// Totals are how much each counter grew from the first reading to the
+	// last (server CPU seconds, bytes written, statements): per event of
+	// the step they explain a change.
+	Totals map[string]float64 `json:"totals,omitempty"`
+}
+
+// TelemetryPoint is one line of a series file: the values a sampler
+// derived from its reading at Time and the one before it, or why it could
+// not read.
+type TelemetryPoint struct {
+	Time   time.Time          `json:"time"`
+	Values map[string]float64 `json:"values,omitempty"`
+	Error  string             `json:"error,omitempty"`
 }
 
 // Client is where an agent ran a step: its host, the starbench there,

@@ -92,6 +92,7 @@ func RunBuiltin(thread *starlark.Thread, b *starlark.Builtin, l *Load, placehold
 			if err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
+			step.Hooks = append(step.Hooks, HooksFor(h, l.Interval)...)
 			rec, err := Run(h, s, b.Name(), l.Name, step)
 			if err != nil {
 				return runner.Outcome{}, PlanInput(thread, err)

@@ -200,6 +200,7 @@ func runTogether(h runner.Host, s *runner.Step, builtin, name string, loads []*L
 	}
 	t.Output, t.Redact = h.Out().Writer(), h.Run().Redact
 	t.Progress = func(p bench.Progress) { h.Out().Benchmark(status(p)) }
+	t.Hooks = HooksFor(h, loads[0].Interval)
 	ctx := s.Context()
 	sum, err := bench.RunTogether(ctx, dir, t)
 	rel := h.Run().Relative(dir)
@@ -262,7 +263,30 @@ func SummaryFields(s *results.Summary, dir string, placeholder bool) starlark.St
 		"latency":        LatencyValue(s.Latency),
 		"dir":            starlark.String(dir),
 		"placeholder":    starlark.Bool(placeholder),
+		"telemetry":      TelemetryValue(s.Telemetry),
 	}
+}
+
+// TelemetryValue is a step's telemetry as a plan sees it: a dict of the
+// series by name, each with kind, source, file, points, failed, error,
+// the avg and max dicts of its values and the totals of its counters.
+func TelemetryValue(series []results.TelemetrySeries) *starlark.Dict {
+	floats := func(m map[string]float64) *starlark.Dict {
+		d := starlark.NewDict(len(m))
+		for k, v := range m {
+			_ = d.SetKey(starlark.String(k), starlark.Float(v))
+		}
+		return d
+	}
+	out := starlark.NewDict(len(series))
+	for _, ts := range series {
+		_ = out.SetKey(starlark.String(ts.Name), starlarkstruct.FromStringDict(starlark.String("telemetry_series"), starlark.StringDict{
+			"kind": starlark.String(ts.Kind), "source": starlark.String(ts.Source), "file": starlark.String(ts.File),
+			"points": starlark.MakeInt(ts.Points), "failed": starlark.MakeInt(ts.Failed), "error": starlark.String(ts.Error),
+			"avg": floats(ts.Avg), "max": floats(ts.Max), "totals": floats(ts.Totals),
+		}))
+	}
+	return out
 }
 
 // LatencyValue is a latency summary as a plan sees it: min, avg, max, sum

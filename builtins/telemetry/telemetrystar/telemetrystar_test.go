@@ -1,0 +1,21 @@
+package telemetrystar_test
+
+import (
+	"testing"
+
+	"go.starlark.net/starlark"
+
+	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
+	"github.com/starbench/starbench/builtins/telemetry/telemetrystar"
+	"github.com/starbench/starbench/internal/testutil/plantest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+)
+
+func TestMain(m *testing.M) { sandboxtest.Main(m) }
+
+var modules = starlark.StringDict{"db": dbstar.Module, "sysbench": sysbenchstar.Module, "telemetry": telemetrystar.Module}
+
+func TestSnippets(t *testing.T) {
+	plantest.RunSnippets(t, "../../../testdata/telemetry/*.star", modules)
+}
