@@ -362,7 +362,11 @@ func build(st *watchState, req request) ([]telemetry.Source, []func(), error) {
 		sources = append(sources, telemetry.NewHost(st.unique("host-local"), req.processes))
 	}
 	for _, host := range req.hosts {
-		s := agent.NewHostSource(st.unique("host-"+fileName(host.Address())), host.Address(), host.Connect, req.processes)
+		addr := host.Address()
+		if _, after, ok := strings.Cut(addr, "@"); ok {
+			addr = after // the user is not the host's name
+		}
+		s := agent.NewHostSource(st.unique("host-"+fileName(addr)), addr, host.Connect, req.processes)
 		sources = append(sources, s)
 		closers = append(closers, func() { _ = s.Close() })
 	}
