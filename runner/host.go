@@ -268,8 +268,11 @@ func (h *host) Logf(format string, args ...any) {
 }
 
 func (h *host) Benchmark(b BenchmarkStatus) {
-	if h.r != nil && h.r.opts.Progress != nil {
-		h.r.opts.Progress.Benchmark(b)
+	if h.r == nil {
+		return
+	}
+	for _, o := range h.r.observers() {
+		o.Benchmark(b)
 	}
 }
 

@@ -10,12 +10,30 @@ import (
 type Progress interface {
 	// Line prints a line of plan output (print()) above the live view.
 	Line(text string)
+	StepObserver
+}
+
+// StepObserver follows a run's top-level steps and its benchmarks' live
+// numbers: the live view, and live metrics (Options.Observer).
+type StepObserver interface {
 	// StepStarted reports a top-level step; n counts them from 1.
 	StepStarted(n int, id, builtin, text string)
 	// StepEnded reports its outcome: ok, error or cancelled.
 	StepEnded(id, outcome string)
 	// Benchmark reports the live numbers of the running benchmark.
 	Benchmark(b BenchmarkStatus)
+}
+
+// observers are the live view and the observer, those set.
+func (r *Run) observers() []StepObserver {
+	var out []StepObserver
+	if r.opts.Progress != nil {
+		out = append(out, r.opts.Progress)
+	}
+	if r.opts.Observer != nil {
+		out = append(out, r.opts.Observer)
+	}
+	return out
 }
 
 // BenchmarkStatus is a snapshot of a running benchmark step.
@@ -30,6 +48,13 @@ type BenchmarkStatus struct {
 	Reconnects int64
 	Final      bool   // the whole step's numbers, sent once at its end
 	Client     string // the client host an agent runs the step on ("" for this process)
+	// The last interval's other latency percentiles (ms); at the end the
+	// step's.
+	P50MS, P95MS, MaxMS float64
+	// TotalEvents, TotalQueries and ErrorsByCode count since the step
+	// started.
+	TotalEvents, TotalQueries int64
+	ErrorsByCode              map[string]int64
 	// Parts are each part's numbers for a step of several loads run at
 	// once (bench.together); the figures above are their sums.
 	Parts []BenchmarkStatus

@@ -40,6 +40,9 @@ type Options struct {
 	// Progress, when set, is a live view: plan output goes through it and
 	// builtin output (sysbench's text) only to output.log.
 	Progress Progress
+	// Observer, when set, follows the steps and benchmarks as the live
+	// view does, whatever the view (live metrics).
+	Observer StepObserver
 	// Quiet keeps builtin output off the terminal (it still goes to
 	// output.log and the step folders); plan print() output stays.
 	Quiet bool

@@ -218,9 +218,15 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 		return Outcome{}, err
 	}
 	r.countStep()
-	top := r.opts.Progress != nil && !strings.Contains(s.id, ".")
-	if top {
-		r.opts.Progress.StepStarted(r.topStep(), s.id, s.info.Builtin, r.redact(s.info.Text))
+	var observers []StepObserver
+	if !strings.Contains(s.id, ".") {
+		observers = r.observers()
+	}
+	if len(observers) > 0 {
+		n, text := r.topStep(), r.redact(s.info.Text)
+		for _, o := range observers {
+			o.StepStarted(n, s.id, s.info.Builtin, text)
+		}
 	}
 	var out Outcome
 	var err error
@@ -248,8 +254,8 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 	if jerr := r.journal.Write(end, true); jerr != nil && err == nil {
 		err = jerr
 	}
-	if top {
-		r.opts.Progress.StepEnded(s.id, end.Outcome)
+	for _, o := range observers {
+		o.StepEnded(s.id, end.Outcome)
 	}
 	return out, err
 }

@@ -180,6 +180,10 @@ type Interval struct {
 	// Kinds are a Kinded workload's events by kind, in the order of its
 	// Kinds: this interval's counts and latencies (µs).
 	Kinds []KindInterval
+	// ErrorCodes are the ignored errors by MySQL code since the run began
+	// counting (not this interval's: live metrics count them up); shared
+	// by the intervals until an error comes, so read only.
+	ErrorCodes map[string]int64
 }
 
 // KindInterval is one kind of event's share of an interval.
@@ -793,6 +797,7 @@ type ticker struct {
 	start     time.Time // when counting began (after any warmup)
 	last      Counts
 	lastKinds []KindCounts
+	lastCodes map[string]int64 // the errors by code at the last drain
 	lastEnd   time.Duration
 	done      chan struct{}
 	dropped   atomic.Int64
@@ -845,7 +850,7 @@ func (t *ticker) reset(now time.Time) {
 	t.res.Service.Reset()
 	t.res.Intervals = nil
 	t.res.StartTime = now
-	t.start, t.last, t.lastKinds, t.lastEnd, t.pending = now, Counts{}, nil, 0, nil
+	t.start, t.last, t.lastKinds, t.lastCodes, t.lastEnd, t.pending = now, Counts{}, nil, nil, 0, nil
 	if len(t.opts.Checkpoints) > 0 {
 		t.ck.reset(len(t.workers))
 	}
@@ -942,7 +947,15 @@ func (t *ticker) drain(now time.Duration) *Interval {
 		total.Errors += c.Errors
 		total.Reconnects += c.Reconnects
 	}
-	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h, Service: svc}
+	if total.Errors != t.last.Errors || (total.Errors > 0 && t.lastCodes == nil) {
+		codes := map[string]int64{}
+		for _, wk := range t.workers {
+			wk.stats.addErrorCodes(codes)
+		}
+		t.lastCodes = codes
+	}
+	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h, Service: svc,
+		ErrorCodes: t.lastCodes}
 	for i := range kinds {
 		var last KindCounts
 		if i < len(t.lastKinds) {
@@ -975,6 +988,7 @@ func (iv *Interval) add(next *Interval) {
 	c.Others += next.Counts.Others
 	c.Errors += next.Counts.Errors
 	c.Reconnects += next.Counts.Reconnects
+	iv.ErrorCodes = next.ErrorCodes
 	iv.Latency.Merge(next.Latency)
 	if iv.Service != nil && next.Service != nil {
 		iv.Service.Merge(next.Service)

@@ -171,6 +171,15 @@ func (w *workerStats) recordError(code, stmtKind string, lat time.Duration, kind
 	w.mu.Unlock()
 }
 
+// addErrorCodes adds the worker's ignored errors by code to into.
+func (w *workerStats) addErrorCodes(into map[string]int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for code, n := range w.errorCodes {
+		into[code] += n
+	}
+}
+
 // reset forgets everything (the end of a warmup).
 func (w *workerStats) reset() {
 	w.mu.Lock()

@@ -90,6 +90,13 @@ type Progress struct {
 	Reconnects int64
 	Final      bool   // the step ended; the figures are its summary's
 	Client     string // where an agent runs the step ("" for this process)
+	// The last interval's other latency percentiles (ms), for live
+	// metrics.
+	P50MS, P95MS, MaxMS float64
+	// TotalEvents, TotalQueries and ErrorsByCode count since the step
+	// started (a final progress: the summary's), for live metrics.
+	TotalEvents, TotalQueries int64
+	ErrorsByCode              map[string]int64
 	// Parts are each part's progress, for a together step (RunTogether);
 	// the figures above are their sums (P99MS their highest).
 	Parts []Progress
@@ -182,7 +189,13 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 	}
 	sinks := append([]Sink(nil), s.Sinks...)
 	if s.Progress != nil {
-		sinks = append(sinks, SinkFunc(func(iv *Interval) { s.Progress(intervalProgress(&s, iv)) }))
+		var events, queries int64 // sinks are called one interval at a time
+		sinks = append(sinks, SinkFunc(func(iv *Interval) {
+			events, queries = events+iv.Counts.Events, queries+iv.Counts.Queries()
+			p := intervalProgress(&s, iv)
+			p.TotalEvents, p.TotalQueries = events, queries
+			s.Progress(p)
+		}))
 	}
 	var res *Result
 	runErr := withHooks(ctx, dir, s.Hooks, func() (err error) {
@@ -204,8 +217,7 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 		sum.Status, sum.Error = results.StatusFailed, redact(runErr.Error())
 	}
 	if s.Progress != nil {
-		s.Progress(Progress{Workload: s.Workload, Threads: s.Threads, ElapsedS: sum.Seconds, TotalS: s.Total, TPS: sum.TPS,
-			P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true})
+		s.Progress(FinalProgress(s.Workload, s.Threads, s.Total, sum))
 	}
 	if err := WriteResults(dir, res, sum, []byte(redact(text.String()))); err != nil {
 		return sum, res, errors.Join(runErr, err)
@@ -214,10 +226,20 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 }
 
 func intervalProgress(s *Step, iv *Interval) Progress {
-	p99 := 0.0
+	p := Progress{Workload: s.Workload, Threads: s.Threads, ElapsedS: iv.End.Seconds(), TotalS: s.Total,
+		TPS: iv.Rate(iv.Counts.Events), Errors: iv.Counts.Errors, Reconnects: iv.Counts.Reconnects, ErrorsByCode: iv.ErrorCodes}
 	if iv.Latency.TotalCount() > 0 {
-		p99 = float64(iv.Latency.ValueAtPercentile(99)) / 1000
+		ms := func(pct float64) float64 { return float64(iv.Latency.ValueAtPercentile(pct)) / 1000 }
+		p.P50MS, p.P95MS, p.P99MS, p.MaxMS = ms(50), ms(95), ms(99), float64(iv.Latency.Max())/1000
 	}
-	return Progress{Workload: s.Workload, Threads: s.Threads, ElapsedS: iv.End.Seconds(), TotalS: s.Total,
-		TPS: iv.Rate(iv.Counts.Events), P99MS: p99, Errors: iv.Counts.Errors, Reconnects: iv.Counts.Reconnects}
+	return p
+}
+
+// FinalProgress is the progress of a step that ended with summary sum:
+// its figures for the whole step.
+func FinalProgress(workload string, threads int, total float64, sum *results.Summary) Progress {
+	return Progress{Workload: workload, Threads: threads, ElapsedS: sum.Seconds, TotalS: total, TPS: sum.TPS,
+		P50MS: sum.Latency.Percentiles["50"], P95MS: sum.Latency.Percentiles["95"], P99MS: sum.Latency.Percentiles["99"],
+		MaxMS: sum.Latency.MaxMS, Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true,
+		TotalEvents: sum.Events, TotalQueries: sum.Queries, ErrorsByCode: sum.ErrorsByCode}
 }

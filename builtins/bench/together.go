@@ -123,9 +123,9 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 	sum, err := mergeParts(dir, dirs, t, errs, redact)
 	err = errors.Join(err, hookErr)
 	if sum != nil && t.Progress != nil {
-		t.Progress(Progress{Workload: sum.Workload.Name, Threads: sum.Threads, ElapsedS: sum.Seconds, TotalS: sum.PlannedSeconds,
-			TPS: sum.TPS, P99MS: sum.Latency.Percentiles["99"], Errors: sum.Errors, Reconnects: sum.Reconnects, Final: true,
-			Parts: live.final()})
+		final := FinalProgress(sum.Workload.Name, sum.Threads, sum.PlannedSeconds, sum)
+		final.Parts = live.final()
+		t.Progress(final)
 	}
 	return sum, err
 }
@@ -271,9 +271,19 @@ func (l *liveParts) update(k int, p Progress) {
 		whole.ElapsedS = max(whole.ElapsedS, q.ElapsedS)
 		whole.TotalS = max(whole.TotalS, q.TotalS)
 		whole.TPS += q.TPS
-		whole.P99MS = max(whole.P99MS, q.P99MS) // live view only: the summary's is exact
+		// Live only: the summary's percentiles are exact.
+		whole.P50MS, whole.P95MS = max(whole.P50MS, q.P50MS), max(whole.P95MS, q.P95MS)
+		whole.P99MS, whole.MaxMS = max(whole.P99MS, q.P99MS), max(whole.MaxMS, q.MaxMS)
 		whole.Errors += q.Errors
 		whole.Reconnects += q.Reconnects
+		whole.TotalEvents += q.TotalEvents
+		whole.TotalQueries += q.TotalQueries
+		for code, n := range q.ErrorsByCode {
+			if whole.ErrorsByCode == nil {
+				whole.ErrorsByCode = map[string]int64{}
+			}
+			whole.ErrorsByCode[code] += n
+		}
 	}
 	l.mu.Unlock()
 	l.progress(whole)

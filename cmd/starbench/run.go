@@ -15,6 +15,7 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/targets"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/livemetrics"
 	"github.com/starbench/starbench/stdlib"
 )
 
@@ -134,6 +135,7 @@ type runFlags struct {
 	segment    string // --segment i/n|job/n
 	barrier    string // --start-barrier HOST:PORT
 	timeout    string // --start-timeout
+	metrics    string // --metrics-addr HOST:PORT
 }
 
 // register adds run's flags to cmd.
@@ -149,6 +151,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 		"and --out DIR becomes DIR/seg-i); the n runs share --seed")
 	cmd.Flags().StringVar(&f.barrier, "start-barrier", "", "with --segment: meet the other segments at HOST:PORT before each benchmark step (segment 1 serves it)")
 	cmd.Flags().StringVar(&f.timeout, "start-timeout", "", "how long the barrier waits for every segment (default 10m)")
+	cmd.Flags().StringVar(&f.metrics, "metrics-addr", "", "serve the run's live numbers at http://HOST:PORT/metrics in Prometheus' format "+
+		"(step running, tps, latency percentiles, events, queries and errors by code), for Grafana; not in a dry run")
 }
 
 // checkArgs wants one plan file, except with --resume, which takes the
@@ -262,6 +266,15 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 	if live != nil {
 		opts.Progress = live
 	}
+	if f.metrics != "" && !f.dryRun {
+		srv, err := livemetrics.Listen(f.metrics, planLabel(plan, opts))
+		if err != nil {
+			return usagef("--metrics-addr: %v", err)
+		}
+		defer srv.Close()
+		opts.Observer = srv
+		fmt.Fprintf(a.stderr, "metrics: http://%s/metrics\n", srv.Addr)
+	}
 	res, err := runner.Evaluate(ctx, opts)
 	if live != nil {
 		live.finish()
@@ -274,6 +287,18 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 		fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
 	}
 	return err
+}
+
+// planLabel names the run's plan in its live metrics: the plan file's
+// name without .star (the resumed run's, the bundle's).
+func planLabel(plan string, opts runner.Options) string {
+	switch {
+	case opts.Resume != nil && opts.PlanFile == "":
+		plan = opts.Resume.Manifest.Plan
+	case opts.PlanFile != "":
+		plan = opts.PlanFile
+	}
+	return strings.TrimSuffix(filepath.Base(plan), ".star")
 }
 
 // runFamilyPlan runs a family's .star file as a plan (cli.Env.RunPlan),

@@ -16,6 +16,7 @@
 //	                         (kinds' tagged kind:NAME, service times under a rate tagged service)
 //	    output.txt           what the step printed, in sysbench's layout
 //	    parts/<k>-<name>/    a merged step's parts (bench.together, starbench merge), each a step folder
+//	    telemetry/<name>.jsonl  TelemetryPoint lines: a watched source's series (Summary.Telemetry)
 //	DIR/steps/<id>.json      a step result too large for its journal line
 //	DIR/files/...            what the plan saved (save()), listed in the manifest's files
 //	DIR/report.md, .html     the reports written at the end of a run
@@ -27,7 +28,8 @@
 // have no latency.hlog.
 //
 // Every file is written whole to a temporary name and renamed into place
-// (the journal is appended one whole line at a time), so a crash never
+// (the journal and the telemetry series are appended one whole line at a
+// time), so a crash never
 // leaves a half-written summary or manifest.
 //
 // manifest.json and every summary.json say the format version they were

@@ -50,7 +50,9 @@ func Run(h runner.Host, s *runner.Step, builtin, name string, step bench.Step) (
 // status is a step's progress as the run's live view takes it.
 func status(p bench.Progress) runner.BenchmarkStatus {
 	b := runner.BenchmarkStatus{Workload: p.Workload, Threads: p.Threads, ElapsedS: p.ElapsedS, TotalS: p.TotalS, TPS: p.TPS,
-		P99MS: p.P99MS, Errors: p.Errors, Reconnects: p.Reconnects, Final: p.Final, Client: p.Client}
+		P99MS: p.P99MS, Errors: p.Errors, Reconnects: p.Reconnects, Final: p.Final, Client: p.Client,
+		P50MS: p.P50MS, P95MS: p.P95MS, MaxMS: p.MaxMS, TotalEvents: p.TotalEvents, TotalQueries: p.TotalQueries,
+		ErrorsByCode: p.ErrorsByCode}
 	for _, part := range p.Parts {
 		b.Parts = append(b.Parts, status(part))
 	}
