@@ -176,9 +176,14 @@ func CategoryChart(title, xlabel, ylabel string, categories []string, series []S
 // than twice the plot's width in pixels is downsampled for drawing (see
 // downsample), and the chart's Note says so.
 func LineChart(title, xlabel, ylabel string, x []float64, series []SeriesData) *Chart {
+	return lineChartTo(title, xlabel, ylabel, x, series, 0)
+}
+
+// lineChartTo is LineChart with the x axis going at least to xmax: the
+// charts of one step share its time axis.
+func lineChartTo(title, xlabel, ylabel string, x []float64, series []SeriesData, xmax float64) *Chart {
 	c := &Chart{Title: title, XLabel: xlabel, YLabel: ylabel, Width: chartW}
 	c.layoutY(series)
-	xmax := 0.0
 	xsOf := func(s SeriesData) []float64 {
 		if s.X != nil {
 			return s.X

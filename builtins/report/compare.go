@@ -113,7 +113,10 @@ type Comparison struct {
 	Contenders []string    `json:"contenders"`
 	Rows       []Row       `json:"rows"`
 	Violations []Violation `json:"violations"`
-	groups     map[string]map[Key]*Group
+	// Resources are the resource figures beside the changed steps
+	// (addResources).
+	Resources []ResourceRow `json:"resources,omitempty"`
+	groups    map[string]map[Key]*Group
 }
 
 // ErrNothingToCompare is returned when the folders share no step.
@@ -144,6 +147,7 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 	}
 	c.checkThresholds(keys, opts.Thresholds)
 	c.missingSteps(opts.Thresholds)
+	c.addResources()
 	return c, nil
 }
 

@@ -70,10 +70,16 @@ func WriteHTML(w io.Writer, runs []*Run) error {
 		sec := section{Title: wl, Tables: []Table{tables[i]}}
 		sec.Charts = threadCharts(wl, benchmarks)
 		short := 0
+		var ofWorkload []*Benchmark
 		for _, b := range benchmarks {
-			if b.Workload() != wl {
-				continue
+			if b.Workload() == wl {
+				ofWorkload = append(ofWorkload, b)
 			}
+		}
+		if t, ok := TelemetryTable(ofWorkload); ok {
+			sec.Tables = append(sec.Tables, t)
+		}
+		for _, b := range ofWorkload {
 			if v := stepTimeSeries(b, stepLabel(b, len(runs))); v != nil {
 				sec.Steps = append(sec.Steps, *v)
 			} else {
@@ -118,7 +124,7 @@ func WriteCompareHTML(w io.Writer, runs []*Run, c *Comparison) error {
 		}
 		series = append(series, s)
 	}
-	sec := section{Title: "Comparison", Note: c.Legend(), Tables: []Table{c.Table()}}
+	sec := section{Title: "Comparison", Note: c.Legend(), Tables: c.Tables()}
 	// A single row is a dot per contender: the table says it better.
 	if len(cats) > 1 {
 		chart := CategoryChart(fmt.Sprintf("%s per step", c.Metric), "workload, threads, tags", metricLabel(c.Metric), shortKeys(cats), series)

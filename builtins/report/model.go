@@ -41,6 +41,16 @@ type Benchmark struct {
 	Parts []*Benchmark
 	// Part is set on one of Parts: which part of the merged step it is.
 	Part *PartInfo
+	// Telemetry are the step's telemetry series (Summary.Telemetry, in
+	// order) with their points.
+	Telemetry []TelemetryData
+}
+
+// TelemetryData is one telemetry series of a step with its points (none
+// when its file is missing).
+type TelemetryData struct {
+	results.TelemetrySeries
+	Points []results.TelemetryPoint
 }
 
 // PartInfo places a part in its merged step.
@@ -96,6 +106,13 @@ func Load(dir string) (*Run, error) {
 		}
 		if b.Parts, err = loadParts(b); err != nil {
 			return nil, err
+		}
+		for _, ts := range b.Summary.Telemetry {
+			points, err := results.ReadTelemetry(sd, ts.File)
+			if errors.Is(err, results.ErrNotResults) {
+				return nil, err
+			}
+			b.Telemetry = append(b.Telemetry, TelemetryData{TelemetrySeries: ts, Points: points})
 		}
 		r.Benchmarks = append(r.Benchmarks, b)
 	}

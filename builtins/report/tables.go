@@ -447,10 +447,14 @@ func (o ReportOptions) WriteReport(w io.Writer, runs []*Run, markdown bool) {
 		fmt.Fprintln(w, "No benchmark steps.")
 		return
 	}
+	tables := o.WorkloadTables(benchmarks)
+	if t, ok := TelemetryTable(benchmarks); ok {
+		tables = append(tables, t)
+	}
 	if markdown {
 		fmt.Fprintf(w, "## Results\n\n")
-		WriteMarkdown(w, o.WorkloadTables(benchmarks))
+		WriteMarkdown(w, tables)
 	} else {
-		WriteText(w, o.WorkloadTables(benchmarks))
+		WriteText(w, tables)
 	}
 }

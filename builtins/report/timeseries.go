@@ -66,6 +66,21 @@ func stepTimeSeries(b *Benchmark, label string) *stepView {
 	if !long {
 		return nil
 	}
+	// Every chart of the step, its telemetry's too, on one time axis.
+	end := b.Summary.Seconds
+	for _, l := range lines {
+		for _, x := range l.x {
+			end = math.Max(end, x)
+		}
+	}
+	finish := func(c *Chart, id, title string) *Chart {
+		c.Label = label + ": " + title + " over time"
+		c.Kind, c.Step, c.Metric = "time", b.Step, id
+		if b.Run != nil {
+			c.Run = b.Run.Name
+		}
+		return c
+	}
 	named := func(l stepLine, what string) string {
 		if l.name == "" {
 			return what
@@ -93,13 +108,7 @@ func stepTimeSeries(b *Benchmark, label string) *stepView {
 					Color: l.color, Width: l.width, Dashed: m.dashed})
 			}
 		}
-		c := LineChart(title, "seconds from the step's start", ylabel, nil, series)
-		c.Label = label + ": " + title + " over time"
-		c.Kind, c.Step, c.Metric = "time", b.Step, id
-		if b.Run != nil {
-			c.Run = b.Run.Name
-		}
-		return c
+		return finish(lineChartTo(title, timeAxis, ylabel, nil, series, end), id, title)
 	}
 	tps := metric{name: "tps", value: func(r results.Interval) float64 { return r.TPS }}
 	p99 := metric{name: "p99", value: func(r results.Interval) float64 { return r.P99 }}
@@ -126,8 +135,14 @@ func stepTimeSeries(b *Benchmark, label string) *stepView {
 	if len(failures) > 0 {
 		v.Charts = append(v.Charts, chart("errors", strings.Join(titles, " and "), "per second", failures...))
 	}
+	v.Charts = append(v.Charts, stepTelemetryCharts(b, end, func(id, title, ylabel string, series []SeriesData) *Chart {
+		return finish(lineChartTo(title, timeAxis, ylabel, nil, series, end), id, title)
+	})...)
 	return v
 }
+
+// timeAxis is the x axis of a step's charts over time.
+const timeAxis = "seconds from the step's start"
 
 // anyRow says whether a row of any line satisfies f.
 func anyRow(lines []stepLine, f func(results.Interval) bool) bool {

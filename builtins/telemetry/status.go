@@ -14,7 +14,9 @@ import (
 // server when the plan names none.
 var MySQLStatus = []string{
 	"Questions", "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_commit", "Com_rollback",
-	"Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted",
+	"Innodb_rows_read", "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_deleted", // MySQL's
+	"Rows_read", "Rows_sent", // MariaDB's (it has no Innodb_rows_*)
+	"Handler_read_key", "Handler_read_next", "Handler_read_rnd_next", "Handler_write", "Handler_update", "Handler_delete",
 	"Innodb_data_read", "Innodb_data_written", "Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests",
 	"Threads_running", "Threads_connected",
 }

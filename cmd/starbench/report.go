@@ -381,10 +381,10 @@ func renderComparison(format string, runs []*report.Run, c *report.Comparison) (
 	var err error
 	switch format {
 	case "text":
-		report.WriteText(&buf, []report.Table{c.Table()})
+		report.WriteText(&buf, c.Tables())
 		fmt.Fprintf(&buf, "\n%s\n", c.Legend())
 	case "markdown", "md":
-		report.WriteMarkdown(&buf, []report.Table{c.Table()})
+		report.WriteMarkdown(&buf, c.Tables())
 		fmt.Fprintf(&buf, "\n%s\n", c.Legend())
 	case "html":
 		err = report.WriteCompareHTML(&buf, runs, c)

@@ -3,12 +3,17 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/starbench/starbench/internal/sandbox"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner/results"
 )
 
@@ -106,4 +111,120 @@ func readPoints(t *testing.T, path string) []results.TelemetryPoint {
 		points = append(points, p)
 	}
 	return points
+}
+
+// telemetryComparePlan runs oltp_read_only twice with telemetry, the
+// second with range queries a hundred times longer: more server work per
+// transaction, fewer transactions.
+const telemetryComparePlan = `
+params(dsn = "")
+
+def main(p):
+    conn = db.connect(p.dsn)
+    sysbench.prepare(conn, tables = 1, table_size = 3000)
+    telemetry.watch(status = conn, hosts = ["local"], processes = ["mariadbd"], interval = "500ms")
+    for version, size in [("a", 10), ("b", 1000)]:
+        sysbench.run(conn, "oltp_read_only", tables = 1, table_size = 3000, threads = 2, time = 3, range_size = size,
+                     report_interval = 1, tags = {"version": version})
+`
+
+// The report charts each step's telemetry on the step's own time axis,
+// with a table of the series; compare puts the resource figures beside
+// the step whose tps changed: the slower version used more server CPU
+// per transaction, and the server saw the statements the client counted.
+func TestTelemetryReportAndCompare(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	plan := filepath.Join(t.TempDir(), "compare.star")
+	if err := os.WriteFile(plan, []byte(telemetryComparePlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := outDir(t)
+	expect(t, starbench(t, nil, "run", plan, "-p", "dsn="+m.DSN(), "--out", out), 0)
+
+	page := filepath.Join(t.TempDir(), "report.html")
+	expect(t, starbench(t, nil, "report", out, "--format", "html", "-o", page), 0)
+	html := readFile(t, page)
+	for _, want := range []string{"telemetry (averages over each step)", "status-127.0.0.1_", "host-local"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	charts := regexp.MustCompile(`(?s)<figure class="chart" data-kind="time"[^>]* data-step="([^"]+)" data-metric="([^"]+)">.*?</figure>`).FindAllStringSubmatch(html, -1)
+	ticks := regexp.MustCompile(`<text class="xtick"[^>]*>([^<]*)</text>`)
+	axes := map[string]string{}      // step → its first chart's x tick labels
+	metrics := map[string][]string{} // step → its charts
+	for _, c := range charts {
+		step, metric := c[1], c[2]
+		metrics[step] = append(metrics[step], metric)
+		var labels []string
+		for _, m := range ticks.FindAllStringSubmatch(c[0], -1) {
+			labels = append(labels, m[1])
+		}
+		axis := strings.Join(labels, " ")
+		if first, seen := axes[step]; !seen {
+			axes[step] = axis
+		} else if axis != first {
+			t.Errorf("step %s: chart %s's time axis is %q, the step's tps chart's %q", step, metric, axis, first)
+		}
+	}
+	if len(metrics) != 2 {
+		t.Fatalf("time charts of %d steps, want 2: %v", len(metrics), metrics)
+	}
+	for step, ms := range metrics {
+		all := strings.Join(ms, " ")
+		for _, want := range []string{"tps", "latency", "host-cpu", "process-cpu", "host-disk", "host-net", "server-statements", "server-rows"} {
+			if !strings.Contains(" "+all+" ", " "+want+" ") {
+				t.Errorf("step %s has no %s chart over time: %s", step, want, all)
+			}
+		}
+	}
+
+	r := starbench(t, nil, "compare", out, "--by", "version", "--format", "json")
+	expect(t, r, 0)
+	var cmp struct {
+		Contenders []string `json:"contenders"`
+		Rows       []struct {
+			Cells []struct {
+				Change float64 `json:"change_pct"`
+			} `json:"cells"`
+		} `json:"rows"`
+		Resources []struct {
+			Figure string     `json:"figure"`
+			Values []*float64 `json:"values"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &cmp); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if len(cmp.Rows) != 1 || cmp.Rows[0].Cells[1].Change > -10 {
+		t.Fatalf("version b's tps should have dropped: %+v", cmp.Rows)
+	}
+	figures := map[string][]*float64{}
+	for _, row := range cmp.Resources {
+		figures[row.Figure] = row.Values
+	}
+	cpu, stmts, queries := figures["server CPU µs/event"], figures["server statements/event"], figures["client queries/event"]
+	if len(cpu) != 2 || cpu[0] == nil || cpu[1] == nil || *cpu[1] < 1.5**cpu[0] {
+		t.Errorf("server CPU µs a transaction: %v, want b's well above a's", deref(cpu))
+	}
+	for i := range cmp.Contenders {
+		if len(stmts) != 2 || len(queries) != 2 || stmts[i] == nil || queries[i] == nil ||
+			math.Abs(*stmts[i]-*queries[i]) > 0.05**queries[i] {
+			t.Errorf("%s: the server saw %v statements a transaction, the client sent %v", cmp.Contenders[i], deref(stmts), deref(queries))
+		}
+	}
+	text := starbench(t, nil, "compare", out, "--by", "version")
+	expect(t, text, 0, "what the servers did in the steps whose tps changed", "server CPU µs/event", "disk KB written/event")
+}
+
+func deref(vs []*float64) []any {
+	var out []any
+	for _, v := range vs {
+		if v == nil {
+			out = append(out, nil)
+		} else {
+			out = append(out, *v)
+		}
+	}
+	return out
 }

@@ -406,6 +406,33 @@ func ReadSummary(dir string) (*Summary, error) {
 	return s, nil
 }
 
+// ReadTelemetry reads a series of a step folder's telemetry (the
+// summary's TelemetrySeries.File, relative to dir): its points, a last
+// line cut short by a crash left out. A file outside the step folder is
+// refused.
+func ReadTelemetry(dir, file string) ([]TelemetryPoint, error) {
+	rel := filepath.FromSlash(file)
+	if !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%w: %s: telemetry file %q is outside the step folder", ErrNotResults, dir, file)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		return nil, err
+	}
+	var points []TelemetryPoint
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var p TelemetryPoint
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			continue // the line a crash cut short
+		}
+		points = append(points, p)
+	}
+	return points, nil
+}
+
 // ReadIntervals reads a step folder's intervals.csv (none is no rows).
 // Columns are found by name, so a file with fewer or more reads as well.
 func ReadIntervals(dir string) ([]Interval, error) {

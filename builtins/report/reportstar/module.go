@@ -386,7 +386,7 @@ func compare(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)
 			}
 			var md, html bytes.Buffer
-			report.WriteMarkdown(&md, []report.Table{c.Table()})
+			report.WriteMarkdown(&md, c.Tables())
 			fmt.Fprintf(&md, "\n%s\n", c.Legend())
 			if err := report.WriteCompareHTML(&html, []*report.Run{r}, c); err != nil {
 				return runner.Outcome{}, fmt.Errorf("%s: %w", b.Name(), err)

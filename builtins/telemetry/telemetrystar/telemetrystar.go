@@ -49,7 +49,8 @@ var Doc = runner.ModuleDoc{
 				"histograms quantiles of each interval (`NAME:p50`, `NAME:p99`) and their rate (`NAME:count/s`). " +
 				"`status`: a db connection or a list of them: `SHOW GLOBAL STATUS` on each of its servers, one query a sample on a " +
 				"connection of its own; `status_vars` names the variables (default: Questions, Com_select/insert/update/delete/" +
-				"commit/rollback, Innodb_rows_*, Innodb_data_read/written, Innodb_buffer_pool_reads/read_requests, Threads_running, " +
+				"commit/rollback, Innodb_rows_* (MySQL), Rows_read/sent (MariaDB), Handler_read_key/read_next/read_rnd_next/write/" +
+				"update/delete, Innodb_data_read/written, Innodb_buffer_pool_reads/read_requests, Threads_running, " +
 				"Threads_connected on MySQL and MariaDB; ddl_schema_version on TiDB, whose rates are on its Prometheus endpoint). " +
 				"`endpoints`: Prometheus text endpoints, each a URL or a dict {\"url\", \"name\", \"metrics\"}; `metrics` picks the " +
 				"metrics (`name`, `name{label=\"v\"}`, `name by (label)`; the others' series are summed; default: the process's " +
