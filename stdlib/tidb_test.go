@@ -459,3 +459,60 @@ def main(p):
 		}
 	}
 }
+
+// metrics_endpoints reads the status ports off tiup's display (the stand-in
+// lists each instance's ports in tiup's UsedPorts order), and a dry run
+// gives the same from the topology: TiDB's and TiKV's status ports, PD's
+// client port, node_exporter on every host.
+func TestTiDBMetricsEndpointsFromDisplay(t *testing.T) {
+	stub := tiupstub.New(t)
+	key := filepath.Join(t.TempDir(), "id_ed25519")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key).CombinedOutput(); err != nil {
+		t.Skipf("ssh-keygen (Debian's openssh-client) is needed: %v %s", err, out)
+	}
+	plan := writePlan(t, fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+TOPO = tidb.topology(
+    pd = [{"host": "10.0.1.1"}, {"host": "10.0.1.2", "client_port": 2479}],
+    tidb = ["10.0.1.3", {"host": "10.0.1.3", "port": 4001, "status_port": 10081}],
+    tikv = [{"host": "10.0.1.4"}, {"host": "10.0.1.4", "port": 20161, "status_port": 20181}],
+    monitoring = ["10.0.1.9"])
+def main(p):
+    c = tidb.deploy(local, name = "metrics", version = "v5.2.0", topology = TOPO, identity_file = %q, tiup = %q, wait = None)
+    print("endpoints", json.encode(sorted([e["name"] + " " + e["url"] for e in c.metrics_endpoints()])))
+    print("tikv", json.encode([e["url"] for e in c.metrics_endpoints(roles = ["tikv"], node_exporter_port = None)]))
+    c.destroy()
+`, key, stub.Tiup))
+	line := func(out, prefix string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		}
+		return "(none)"
+	}
+	real := plantest.Evaluate(t, plan, "", modules, runner.Options{})
+	if real.Err != nil {
+		t.Fatal(plantest.Backtrace(real.Err))
+	}
+	dry := plantest.Evaluate(t, plan, "", modules, runner.Options{DryRun: true})
+	if dry.Err != nil {
+		t.Fatal(plantest.Backtrace(dry.Err))
+	}
+	for _, want := range []string{
+		"tidb-10.0.1.3_10080 http://10.0.1.3:10080/metrics", "tidb-10.0.1.3_10081 http://10.0.1.3:10081/metrics",
+		"tikv-10.0.1.4_20180 http://10.0.1.4:20180/metrics", "tikv-10.0.1.4_20181 http://10.0.1.4:20181/metrics",
+		"pd-10.0.1.1_2379 http://10.0.1.1:2379/metrics", "pd-10.0.1.2_2479 http://10.0.1.2:2479/metrics",
+		"node-10.0.1.9 http://10.0.1.9:9100/metrics", "node-10.0.1.4 http://10.0.1.4:9100/metrics",
+	} {
+		if !strings.Contains(line(real.Stdout, "endpoints "), want) {
+			t.Errorf("from tiup's display: %s lacks %q", line(real.Stdout, "endpoints "), want)
+		}
+	}
+	if got, want := line(dry.Stdout, "endpoints "), line(real.Stdout, "endpoints "); got != want {
+		t.Errorf("the dry run's endpoints\n  %s\ntiup's\n  %s", got, want)
+	}
+	if got := line(real.Stdout, "tikv "); got != `tikv ["http://10.0.1.4:20180/metrics","http://10.0.1.4:20181/metrics"]` {
+		t.Errorf("TiKV's alone: %s", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -290,6 +291,20 @@ func TestSeed004PlanRunsAtSmallScale(t *testing.T) {
 	if len(steps) != 15 {
 		t.Errorf("%d runs, want 5 rounds x 3 cases", len(steps))
 	}
+	// Each run recorded what the server did: every insert the client
+	// counted, the server counted (Com_insert), and this host's CPU.
+	expect(t, r, 0, "incr, run 1: CPUs each server used: no server endpoint watched")
+	for _, dir := range steps {
+		sum := readSummary(t, dir)
+		kinds := map[string]results.TelemetrySeries{}
+		for _, ts := range sum.Telemetry {
+			kinds[ts.Kind] = ts
+		}
+		status, host := kinds["status"], kinds["host"]
+		if inserts := status.Totals["Com_insert"]; math.Abs(inserts-float64(sum.Events)) > 0.05*float64(sum.Events) || host.Points == 0 {
+			t.Errorf("%s: the server counted %v inserts of the client's %d; the host has %d points", filepath.Base(dir), inserts, sum.Events, host.Points)
+		}
+	}
 	// What MariaDB received: AUTO_RANDOM-shaped ids in the random-key tables,
 	// increasing ones in the auto-increment tables.
 	admin, err := sql.Open("mysql", m.Config().FormatDSN())
@@ -492,7 +507,8 @@ func TestSeedPlansRunOnOneServerWithoutTiup(t *testing.T) {
 	r = starbench(t, nil, "run", "plans/seed000_tidb_numa_topologies.star", "-o", out, "-p", "deploy=false",
 		"-p", "setups=5.3.0-1tidb,5.3.0-3tidb-3hosts", "-p", "workloads=oltp_point_select", "-p", "threads=2",
 		"-p", "tables=2", "-p", "table_size=500", "-p", "time=1s", "--target", target)
-	expect(t, r, 0, "setup=5.3.0-3tidb-3hosts, workload=oltp_point_select: tps, qps, p95 by threads per source", "  2 ×3  ")
+	expect(t, r, 0, "setup=5.3.0-3tidb-3hosts, workload=oltp_point_select: tps, qps, p95 by threads per source", "  2 ×3  ",
+		"5.3.0-3tidb-3hosts, oltp_point_select, 2 threads: disk MB/s written by host: host-local ")
 	if n := countSteps(out, func(s *results.Summary) bool { return len(s.Parts) == 3 }); n != 1 {
 		t.Errorf("seed 000: %d runs of three sysbench at once, want 1", n)
 	}
