@@ -272,7 +272,7 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 			return usagef("--metrics-addr: %v", err)
 		}
 		defer srv.Close()
-		opts.Observer = srv
+		opts.Observer = metricsObserver{srv}
 		fmt.Fprintf(a.stderr, "metrics: http://%s/metrics\n", srv.Addr)
 	}
 	res, err := runner.Evaluate(ctx, opts)
@@ -287,6 +287,20 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 		fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
 	}
 	return err
+}
+
+// metricsObserver hands the run's steps and benchmark numbers to its live
+// metrics.
+type metricsObserver struct{ srv *livemetrics.Server }
+
+func (o metricsObserver) StepStarted(n int, id, builtin, text string) {
+	o.srv.StepStarted(n, id, builtin, text)
+}
+func (o metricsObserver) StepEnded(id, outcome string) { o.srv.StepEnded(id, outcome) }
+func (o metricsObserver) Benchmark(b runner.BenchmarkStatus) {
+	o.srv.Benchmark(livemetrics.Status{Workload: b.Workload, Threads: b.Threads, ElapsedS: b.ElapsedS, TotalS: b.TotalS,
+		TPS: b.TPS, P50MS: b.P50MS, P95MS: b.P95MS, P99MS: b.P99MS, MaxMS: b.MaxMS, Final: b.Final,
+		TotalEvents: b.TotalEvents, TotalQueries: b.TotalQueries, ErrorsByCode: b.ErrorsByCode})
 }
 
 // planLabel names the run's plan in its live metrics: the plan file's

@@ -4,7 +4,8 @@
 // plan beside the cluster's dashboards: the step running and its
 // progress, the last interval's tps and latency percentiles, and the
 // events, queries and errors by code counted up over every benchmark step
-// of the run. It is a runner.StepObserver.
+// of the run. The command feeds it the run's steps and benchmark numbers
+// (as a runner.StepObserver); it imports no Starlark.
 package livemetrics
 
 import (
@@ -18,9 +19,22 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/starbench/starbench/runner"
 )
+
+// Status is a running benchmark's numbers, as the live view gets them.
+type Status struct {
+	Workload            string
+	Threads             int
+	ElapsedS, TotalS    float64 // elapsed and planned seconds (0: bounded by events)
+	TPS                 float64 // the last interval's (at the end, the step's)
+	P50MS, P95MS, P99MS float64
+	MaxMS               float64
+	Final               bool // the step ended: the figures are its summary's
+	// TotalEvents, TotalQueries and ErrorsByCode count since the step
+	// started.
+	TotalEvents, TotalQueries int64
+	ErrorsByCode              map[string]int64
+}
 
 // Server serves the metrics of one run.
 type Server struct {
@@ -103,7 +117,7 @@ func (s *Server) Close() error {
 	return s.srv.Shutdown(ctx)
 }
 
-// StepStarted implements runner.StepObserver.
+// StepStarted takes a top-level step that started, the n-th.
 func (s *Server) StepStarted(n int, id, builtin, _ string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -113,7 +127,8 @@ func (s *Server) StepStarted(n int, id, builtin, _ string) {
 	s.stepsStarted.Inc()
 }
 
-// StepEnded implements runner.StepObserver.
+// StepEnded takes a top-level step that ended, with its outcome (ok,
+// error, cancelled).
 func (s *Server) StepEnded(id, outcome string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -124,10 +139,10 @@ func (s *Server) StepEnded(id, outcome string) {
 	}
 }
 
-// Benchmark implements runner.StepObserver: the gauges take the status's
+// Benchmark takes a benchmark's numbers: the gauges take the status's
 // figures, the counters what it counted since the last status of the
 // same benchmark.
-func (s *Server) Benchmark(b runner.BenchmarkStatus) {
+func (s *Server) Benchmark(b Status) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.running.Set(1)
