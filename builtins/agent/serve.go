@@ -68,6 +68,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o ServeOptions) err
 		watchdog.Store(int64(o.Watchdog))
 	}
 	var sampled atomic.Bool // a telemetry session: its end is the coordinator's closing
+	var hostMu sync.Mutex
+	var hostReader telemetry.HostReader // kept between samples: it remembers the processes
 	runs := make(chan *RunRequest, 1)
 	starts := make(chan int64, 1)
 	go func() {
@@ -104,8 +106,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o ServeOptions) err
 				if m.Sample != nil {
 					sampled.Store(true)
 					go func(req sampleRequest) {
+						hostMu.Lock()
+						defer hostMu.Unlock()
 						d := &readingData{ID: req.ID}
-						r, err := telemetry.ReadHost(req.Processes)
+						r, err := hostReader.Read(req.Processes)
 						if err != nil {
 							d.Error = err.Error()
 						}

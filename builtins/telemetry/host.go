@@ -4,22 +4,47 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/procfs"
 	"github.com/prometheus/procfs/blockdevice"
 )
 
-// ReadHost reads this host's CPU, memory, disk and network from /proc and
-// /sys (with the Prometheus project's procfs reader), and the CPU seconds
-// and resident memory of the processes whose command name is one of
-// processes. Counters: cpu_busy_seconds, cpu_idle_seconds,
+// HostReader reads this host's CPU, memory, disk and network from /proc
+// and /sys (with the Prometheus project's procfs reader), and the CPU
+// seconds and resident memory of the processes whose command name is one
+// of those asked for. Counters: cpu_busy_seconds, cpu_idle_seconds,
 // cpu_iowait_seconds, disk_read_bytes, disk_written_bytes (whole disks:
 // not partitions, loop, RAM or device-mapper devices), net_rx_bytes and
 // net_tx_bytes (every interface but loopback), and per process
 // proc_cpu_seconds{comm="NAME"}; gauges: cpus, mem_total_bytes,
 // mem_available_bytes and proc_rss_bytes{comm="NAME"}.
+//
+// The processes are found by a scan of /proc, again every
+// processRescan or when one of them ended; in between only theirs are
+// read, so a host of thousands of processes costs what one of a few
+// does. A HostReader is used by one goroutine at a time.
+type HostReader struct {
+	pids    map[int]bool // the processes found by the last scan
+	scanned time.Time
+	scanFor string // the names the last scan looked for
+	rescan  bool
+}
+
+// processRescan is how often the processes are looked for again (a server
+// restarted under a new pid).
+const processRescan = 10 * time.Second
+
+// ReadHost reads this host once (see HostReader), without a reader's
+// memory of the processes.
 func ReadHost(processes []string) (Reading, error) {
+	var h HostReader
+	return h.Read(processes)
+}
+
+// Read reads the host once.
+func (h *HostReader) Read(processes []string) (Reading, error) {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return Reading{}, err
@@ -54,7 +79,7 @@ func ReadHost(processes []string) (Reading, error) {
 		r.Counters["net_rx_bytes"], r.Counters["net_tx_bytes"] = rx, tx
 	}
 	if len(processes) > 0 {
-		if err := readProcesses(fs, processes, r); err != nil {
+		if err := h.readProcesses(fs, processes, r); err != nil {
 			return Reading{}, err
 		}
 	}
@@ -99,21 +124,38 @@ func readDisks(into map[string]float64) error {
 
 // readProcesses adds the CPU seconds and resident memory of the processes
 // named (by their command name, as ps -o comm shows it), summed by name.
-func readProcesses(fs procfs.FS, names []string, r Reading) error {
-	procs, err := fs.AllProcs()
-	if err != nil {
-		return err
-	}
+func (h *HostReader) readProcesses(fs procfs.FS, names []string, r Reading) error {
 	wanted := map[string]bool{}
 	for _, n := range names {
 		wanted[n] = true
 		r.Counters[processColumn("proc_cpu_seconds", n)] += 0
 		r.Gauges[processColumn("proc_rss_bytes", n)] += 0
 	}
-	for _, p := range procs {
-		st, err := p.Stat()
+	key := strings.Join(names, "\x00")
+	if h.pids == nil || h.rescan || key != h.scanFor || time.Since(h.scanned) >= processRescan {
+		procs, err := fs.AllProcs()
+		if err != nil {
+			return err
+		}
+		h.pids, h.scanned, h.scanFor, h.rescan = map[int]bool{}, time.Now(), key, false
+		for _, p := range procs {
+			if comm, err := p.Comm(); err == nil && wanted[comm] {
+				h.pids[p.PID] = true
+			}
+		}
+	}
+	for pid := range h.pids {
+		p, err := fs.Proc(pid)
+		var st procfs.ProcStat
+		if err == nil {
+			st, err = p.Stat()
+		}
 		if err != nil || !wanted[st.Comm] {
-			continue // it ended while read, or is not one of them
+			// It ended (or its pid went to another): its CPU seconds leave
+			// the sum, which the rater takes for a reset; look again next
+			// time.
+			h.rescan = true
+			continue
 		}
 		r.Counters[processColumn("proc_cpu_seconds", st.Comm)] += st.CPUTime()
 		r.Gauges[processColumn("proc_rss_bytes", st.Comm)] += float64(st.ResidentMemory())
@@ -123,10 +165,13 @@ func readProcesses(fs procfs.FS, names []string, r Reading) error {
 
 func processColumn(metric, comm string) string { return fmt.Sprintf("%s{comm=%q}", metric, comm) }
 
-// Host reads this host (ReadHost) for a plan's watch.
+// Host reads this host (HostReader) for a plan's watch.
 type Host struct {
 	name      string
 	processes []string
+
+	mu     sync.Mutex
+	reader HostReader
 }
 
 // NewHost is a source named name reading this host.
@@ -137,7 +182,11 @@ func (h *Host) Kind() string   { return "host" }
 func (h *Host) Source() string { return "this host" }
 
 // Read reads the host once.
-func (h *Host) Read(context.Context) (Reading, error) { return ReadHost(h.processes) }
+func (h *Host) Read(context.Context) (Reading, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.reader.Read(h.processes)
+}
 
 // Derive adds the host's figures to a point.
 func (h *Host) Derive(values map[string]float64) { DeriveHost(values) }
