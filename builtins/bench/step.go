@@ -150,6 +150,15 @@ func annotate(sum *results.Summary, hooks []Hook) {
 
 type startKey struct{}
 
+type progressKey struct{}
+
+// WithProgress makes RunStep hand the live progress of a step that has
+// no Progress of its own to progress: a family command's live metrics
+// (--metrics-addr), set by the command that runs it.
+func WithProgress(ctx context.Context, progress func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, progress)
+}
+
 // WithStart makes RunStep hold the load of a step that has no Start of
 // its own on start: the start of a segment of a load run from several
 // machines (--start-at, --start-barrier), set by the command that runs it.
@@ -174,6 +183,9 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 	}
 	if s.Start == nil {
 		s.Start, _ = ctx.Value(startKey{}).(StartBarrier)
+	}
+	if s.Progress == nil {
+		s.Progress, _ = ctx.Value(progressKey{}).(func(Progress))
 	}
 	if s.Remote != nil {
 		var sum *results.Summary

@@ -63,8 +63,9 @@ type CommandLine struct {
 var Commands = []string{"prepare", "run", "check", "cleanup"}
 
 // ignoredFlags are go-tpc flags starbench accepts and has no use for: its
-// metrics and profiling endpoints.
-var ignoredFlags = []string{"max-procs", "pprof", "metrics-addr", "silence", "max-measure-latency", "acThreads"}
+// profiling endpoints (--metrics-addr is starbench's own, taken before the
+// command line is parsed).
+var ignoredFlags = []string{"max-procs", "pprof", "silence", "max-measure-latency", "acThreads"}
 
 // refusedFlags are go-tpc flags whose behaviour starbench does not have:
 // given, they are an error saying so rather than ignored.
@@ -117,7 +118,7 @@ func FlagUsage() string {
 	for _, name := range ignoredFlags {
 		fs.Lookup(name).Hidden = true
 	}
-	return fs.FlagUsages() + "\nAccepted and unused (go-tpc's metrics and profiling): --" + strings.Join(ignoredFlags, ", --") + "\n"
+	return fs.FlagUsages() + "\nAccepted and unused (go-tpc's profiling): --" + strings.Join(ignoredFlags, ", --") + "\n"
 }
 
 // flagSet binds the flags to cl's fields.

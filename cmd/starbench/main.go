@@ -133,7 +133,7 @@ func (a *app) familyCommand(c *cli.Command) *cobra.Command {
 			Help:         cmd.Help,
 			RunPlan:      a.runFamilyPlan,
 		}
-		ctx, args, done, err := segmentArgs(cmd.Context(), args)
+		ctx, args, done, err := segmentArgs(cmd.Context(), cmd.Name(), args)
 		if err != nil {
 			return err
 		}

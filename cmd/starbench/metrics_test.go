@@ -171,3 +171,46 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// A family command serves its live numbers too (go-tpc's --metrics-addr):
+// scraped while sysbench runs, its gauges say the run and its events
+// counter counts up to the events its summary records.
+func TestMetricsAddrOfAFamilyCommand(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	out := outDir(t)
+	// The embedded target prepares the tables it is asked to run on.
+	cmd := exec.Command(binary, "sysbench", "oltp_point_select", "--target", "embedded", "--table-size=1000",
+		"--threads=2", "--time=3", "--report-interval=1", "--metrics-addr", addr, "--out", out, "run")
+	cmd.Dir = "../.."
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var seen map[string]float64
+	for len(exited) == 0 {
+		if m, err := scrape("http://" + addr + "/metrics"); err == nil && m["starbench_benchmark_running"] == 1 && m["starbench_events_total"] > 0 {
+			seen = m
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err := <-exited; err != nil {
+		t.Fatalf("sysbench: %v", err)
+	}
+	if seen == nil {
+		t.Fatal("no scrape saw the run counting events")
+	}
+	sum := readSummary(t, out)
+	if seen["starbench_benchmark_threads"] != 2 || seen["starbench_benchmark_planned_seconds"] != 3 ||
+		seen["starbench_events_total"] > float64(sum.Events) || seen[`starbench_step_info{builtin=sysbench run,number=1,step=1}`] != 1 {
+		t.Errorf("scraped %v; the run's summary: %d events", seen, sum.Events)
+	}
+	expect(t, starbench(t, nil, "tpcc", "--metrics-addr", "256.0.0.1:1", "run"), 2, "--metrics-addr")
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/k8s"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/livemetrics"
 )
 
 // segmentHelp is what every family command's --help says about running
@@ -26,6 +27,11 @@ Running one load from several machines (or as a Kubernetes Indexed Job, see 'sta
                        connect and prepare, then meet the other segments there (segment 1 serves it on PORT)
                        and start together, a second after the last arrived
   --start-timeout D    how long a barrier waits for every segment (default 10m)
+
+Live metrics:
+  --metrics-addr HOST:PORT
+                       serve the command's live numbers at http://HOST:PORT/metrics in Prometheus' format
+                       (tps, latency percentiles, events, queries and errors by code), as go-tpc's flag does
 'starbench merge DIR` + `...' merges the segments' folders exactly; it refuses folders that did not run at the same time.`
 
 // segmentArgs takes the start options (--start-at, --start-barrier,
@@ -33,9 +39,9 @@ Running one load from several machines (or as a Kubernetes Indexed Job, see 'sta
 // job/N from the pod's completion index (and --out with it), and returns
 // the command line the family parses with the context its step starts
 // from.
-func segmentArgs(ctx context.Context, args []string) (context.Context, []string, func(), error) {
+func segmentArgs(ctx context.Context, family string, args []string) (context.Context, []string, func(), error) {
 	var out []string
-	var startAt, barrier, timeout, segment string
+	var startAt, barrier, timeout, segment, metrics string
 	// set replaces the value of an option kept in out, in the form it
 	// was given (--name=value or --name value).
 	type kept struct {
@@ -71,6 +77,8 @@ func segmentArgs(ctx context.Context, args []string) (context.Context, []string,
 			barrier, err = take()
 		case "--start-timeout":
 			timeout, err = take()
+		case "--metrics-addr":
+			metrics, err = take()
 		case "--segment", "--out":
 			out = append(out, args[i])
 			if !hasValue && i+1 < len(args) {
@@ -105,7 +113,31 @@ func segmentArgs(ctx context.Context, args []string) (context.Context, []string,
 		return ctx, nil, nil, usagef("--start-at and --start-barrier start a run's load: give them with run")
 	}
 	ctx, done, err := startOptions(ctx, resolved, startAt, barrier, timeout)
-	return ctx, out, done, err
+	if err != nil || metrics == "" {
+		return ctx, out, done, err
+	}
+	srv, err := livemetrics.Listen(metrics, family)
+	if err != nil {
+		done()
+		return ctx, nil, nil, usagef("--metrics-addr: %v", err)
+	}
+	command := family
+	for _, a := range out {
+		if !strings.HasPrefix(a, "-") {
+			command = family + " " + a // the last word: run, prepare, ...
+		}
+	}
+	srv.StepStarted(1, "1", command, "")
+	ctx = bench.WithProgress(ctx, func(p bench.Progress) { srv.Benchmark(metricsStatus(p)) })
+	stopStart := done
+	return ctx, out, func() { stopStart(); _ = srv.Close() }, nil
+}
+
+// metricsStatus is a family command's progress as its live metrics take it.
+func metricsStatus(p bench.Progress) livemetrics.Status {
+	return livemetrics.Status{Workload: p.Workload, Threads: p.Threads, ElapsedS: p.ElapsedS, TotalS: p.TotalS, TPS: p.TPS,
+		P50MS: p.P50MS, P95MS: p.P95MS, P99MS: p.P99MS, MaxMS: p.MaxMS, Final: p.Final, TotalEvents: p.TotalEvents,
+		TotalQueries: p.TotalQueries, ErrorsByCode: p.ErrorsByCode}
 }
 
 // startOptions makes the context a segment's steps start from: at a time
