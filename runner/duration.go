@@ -85,3 +85,30 @@ func StringList(ss []string) *starlark.List {
 	}
 	return starlark.NewList(vals)
 }
+
+// StringsOf reads a list or tuple of strings, or one string, as Go
+// strings; None (or nil) is none.
+func StringsOf(v starlark.Value) ([]string, error) {
+	if v == nil || v == starlark.None {
+		return nil, nil
+	}
+	if s, ok := starlark.AsString(v); ok {
+		return []string{s}, nil
+	}
+	iterable, ok := v.(starlark.Iterable)
+	if !ok {
+		return nil, fmt.Errorf("want a string or a list of strings, got %s", v.Type())
+	}
+	var out []string
+	iter := iterable.Iterate()
+	defer iter.Done()
+	var e starlark.Value
+	for iter.Next(&e) {
+		s, ok := starlark.AsString(e)
+		if !ok {
+			return nil, fmt.Errorf("want strings, got a %s", e.Type())
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

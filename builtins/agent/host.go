@@ -89,20 +89,7 @@ func (s *Session) keepAlive() {
 	s.beatOnce.Do(func() {
 		stop := make(chan struct{})
 		s.stopBeat = stop
-		go func() {
-			t := time.NewTicker(Heartbeat)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-s.closed:
-					return
-				case <-t.C:
-					_ = s.c.send(message{Type: msgHeartbeat})
-				}
-			}
-		}()
+		go s.heartbeat(stop)
 	})
 }
 

@@ -191,6 +191,23 @@ func (s *Session) gone(when string) error {
 	return fmt.Errorf("agent on %s ended %s: %s%s", s.where(), when, why, s.stderr.quote())
 }
 
+// heartbeat tells the agent every Heartbeat that the coordinator is
+// there, until stop closes or the agent's output ends.
+func (s *Session) heartbeat(stop <-chan struct{}) {
+	t := time.NewTicker(Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-s.closed:
+			return
+		case <-t.C:
+			_ = s.c.send(message{Type: msgHeartbeat})
+		}
+	}
+}
+
 // Close ends the session: it closes the agent's stdin, which makes it
 // exit, and kills it when it has not within a few seconds.
 func (s *Session) Close() {
@@ -238,18 +255,7 @@ func (s *Session) RunPart(ctx context.Context, dir string, req RunRequest, step 
 	}
 	stopBeat := make(chan struct{})
 	defer close(stopBeat)
-	go func() {
-		t := time.NewTicker(Heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopBeat:
-				return
-			case <-t.C:
-				_ = s.c.send(message{Type: msgHeartbeat})
-			}
-		}
-	}()
+	go s.heartbeat(stopBeat)
 	redact := step.Redact
 	if redact == nil {
 		redact = func(t string) string { return t }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -65,7 +66,7 @@ func (b *Benchmark) Resources() map[string]float64 {
 				cpu, hasCPU = cpu+v, true
 			case name == "disk_written_bytes" || name == promNodeWritten:
 				written, hasWritten = written+v, true
-			case containsName(serverStatements, name):
+			case slices.Contains(serverStatements, name):
 				stmts, hasStmts = stmts+v, true
 			}
 		}
@@ -90,15 +91,6 @@ func (b *Benchmark) Resources() map[string]float64 {
 		out[ResourceHostCPU] = busy / float64(hosts)
 	}
 	return out
-}
-
-func containsName(list []string, name string) bool {
-	for _, s := range list {
-		if s == name {
-			return true
-		}
-	}
-	return false
 }
 
 // TelemetryTable lists the telemetry of the benchmarks' steps, a row per
@@ -139,7 +131,7 @@ func TelemetryTable(benchmarks []*Benchmark) (Table, bool) {
 				switch {
 				case cpuSeconds(name):
 					cpus, hasCPU = cpus+v, true
-				case containsName(serverStatements, name):
+				case slices.Contains(serverStatements, name):
 					stmts, hasStmts = stmts+v, true
 				}
 			}

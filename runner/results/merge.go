@@ -170,11 +170,13 @@ func FinishStep(dir string, sum *Summary, output []byte) error {
 
 // PartDir is part k's folder (1-based) inside a merged step's folder.
 func PartDir(k int, name string) string {
-	return filepath.Join(PartsDir, fmt.Sprintf("%d-%s", k, safeName(name)))
+	return filepath.Join(PartsDir, fmt.Sprintf("%d-%s", k, SafeName(name)))
 }
 
-// safeName keeps a part's name usable as a folder name.
-func safeName(name string) string {
+// SafeName keeps a name usable as a file or folder name: letters, digits,
+// '-', '_' and '.', anything else '_', at most 60 bytes, no leading or
+// trailing dot.
+func SafeName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':

@@ -618,28 +618,11 @@ func analyzeTables(s *runner.Step, conn *db.Conn, schema string, tables []string
 }
 
 func stringList(v starlark.Value) ([]string, error) {
-	if s, ok := starlark.AsString(v); ok {
-		return []string{s}, nil
+	out, err := runner.StringsOf(v)
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("no tables given")
 	}
-	iterable, ok := v.(starlark.Iterable)
-	if !ok {
-		return nil, fmt.Errorf("want a string or a list of strings, not %s", v.Type())
-	}
-	var out []string
-	iter := iterable.Iterate()
-	defer iter.Done()
-	var e starlark.Value
-	for iter.Next(&e) {
-		s, ok := starlark.AsString(e)
-		if !ok {
-			return nil, fmt.Errorf("want strings, got a %s", e.Type())
-		}
-		out = append(out, s)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no tables given")
-	}
-	return out, nil
+	return out, err
 }
 
 // version is conn.version().

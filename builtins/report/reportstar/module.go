@@ -133,7 +133,7 @@ func table(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 		dst  *[]string
 	}{{"rows", rows, &p.Rows}, {"columns", columns, &p.Columns}, {"split", split, &p.Split}, {"metrics", metrics, &metricNames},
 		{"include", include, &includes}, {"published", published, &publishedFiles}} {
-		if *arg.dst, err = stringList(arg.v); err != nil {
+		if *arg.dst, err = runner.StringsOf(arg.v); err != nil {
 			return nil, runner.BadPlanInput(thread, "%s: %s: %v", b.Name(), arg.name, err)
 		}
 	}
@@ -191,33 +191,6 @@ func describe(p report.Pivot) string {
 		s += ", a table per " + strings.Join(p.Split, ", ")
 	}
 	return s
-}
-
-// stringList reads a list (or tuple) of strings, or one string, as a list;
-// None is none.
-func stringList(v starlark.Value) ([]string, error) {
-	if v == nil || v == starlark.None {
-		return nil, nil
-	}
-	if s, ok := starlark.AsString(v); ok {
-		return []string{s}, nil
-	}
-	iter, ok := v.(starlark.Iterable)
-	if !ok {
-		return nil, fmt.Errorf("want a list of strings, got %s", v.Type())
-	}
-	var out []string
-	it := iter.Iterate()
-	defer it.Done()
-	var x starlark.Value
-	for it.Next(&x) {
-		s, ok := starlark.AsString(x)
-		if !ok {
-			return nil, fmt.Errorf("want a list of strings, got a %s in it", x.Type())
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 // pivotTable is report.table's step with a pivot: it reads the run's

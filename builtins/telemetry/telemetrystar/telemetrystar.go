@@ -211,10 +211,10 @@ func parse(status, endpoints, hosts, statusVars, metrics, processes, interval st
 	default:
 		return req, fmt.Errorf("status: want a db connection or a list of them, got %s", status.Type())
 	}
-	if req.statusVars, err = strings0(statusVars, "status_vars"); err != nil {
+	if req.statusVars, err = stringsArg(statusVars, "status_vars"); err != nil {
 		return req, err
 	}
-	if req.metrics, err = strings0(metrics, "metrics"); err != nil {
+	if req.metrics, err = stringsArg(metrics, "metrics"); err != nil {
 		return req, err
 	}
 	for _, m := range req.metrics {
@@ -222,7 +222,7 @@ func parse(status, endpoints, hosts, statusVars, metrics, processes, interval st
 			return req, fmt.Errorf("metrics: %v", err)
 		}
 	}
-	if req.processes, err = strings0(processes, "processes"); err != nil {
+	if req.processes, err = stringsArg(processes, "processes"); err != nil {
 		return req, err
 	}
 	if endpoints != starlark.None {
@@ -290,7 +290,7 @@ func parseEndpoint(x starlark.Value) (endpoint, error) {
 					e.name = s
 				}
 			case "metrics":
-				ms, err := strings0(kv[1], "endpoints: metrics")
+				ms, err := stringsArg(kv[1], "endpoints: metrics")
 				if err != nil {
 					return e, err
 				}
@@ -336,7 +336,7 @@ func build(st *watchState, req request) ([]telemetry.Source, []func(), error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("status: %s: %v", cfg.Addr, err)
 			}
-			s := telemetry.NewStatus(st.unique("status-"+fileName(cfg.Addr)), "SHOW GLOBAL STATUS on "+cfg.Addr,
+			s := telemetry.NewStatus(st.unique("status-"+results.SafeName(cfg.Addr)), "SHOW GLOBAL STATUS on "+cfg.Addr,
 				sql.OpenDB(connector), req.statusVars)
 			sources = append(sources, s)
 			closers = append(closers, func() { _ = s.Close() })
@@ -353,7 +353,7 @@ func build(st *watchState, req request) ([]telemetry.Source, []func(), error) {
 		if e.metrics != nil {
 			m = e.metrics
 		}
-		p, err := telemetry.NewPrometheus(st.unique(fileName(name)), e.url, m)
+		p, err := telemetry.NewPrometheus(st.unique(results.SafeName(name)), e.url, m)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -367,22 +367,11 @@ func build(st *watchState, req request) ([]telemetry.Source, []func(), error) {
 		if _, after, ok := strings.Cut(addr, "@"); ok {
 			addr = after // the user is not the host's name
 		}
-		s := agent.NewHostSource(st.unique("host-"+fileName(addr)), addr, host.Connect, req.processes)
+		s := agent.NewHostSource(st.unique("host-"+results.SafeName(addr)), addr, host.Connect, req.processes)
 		sources = append(sources, s)
 		closers = append(closers, func() { _ = s.Close() })
 	}
 	return sources, closers, nil
-}
-
-// fileName keeps a series name usable as a file name.
-func fileName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 // iterate lists a list's or tuple's elements (nil for anything else).
@@ -401,22 +390,12 @@ func iterate(v starlark.Value) []starlark.Value {
 	return out
 }
 
-// strings0 reads a list of strings (None: nil).
-func strings0(v starlark.Value, what string) ([]string, error) {
-	if v == starlark.None {
-		return nil, nil
-	}
-	list := iterate(v)
-	if list == nil {
-		return nil, fmt.Errorf("%s: want a list of strings, got %s", what, v.Type())
-	}
-	out := []string{}
-	for _, x := range list {
-		s, ok := starlark.AsString(x)
-		if !ok {
-			return nil, fmt.Errorf("%s: want strings, got a %s", what, x.Type())
-		}
-		out = append(out, s)
+// stringsArg reads an argument of strings (one string, a list or a
+// tuple; None: nil), its name in the error.
+func stringsArg(v starlark.Value, what string) ([]string, error) {
+	out, err := runner.StringsOf(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
 	}
 	return out, nil
 }
