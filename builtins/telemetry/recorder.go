@@ -28,6 +28,9 @@ const DefaultInterval = time.Second
 type Recorder struct {
 	Sources  []Source
 	Interval time.Duration // 0: DefaultInterval
+	// Redact masks secrets in what a failed reading's error says before
+	// it is written (nil: none).
+	Redact func(string) string
 
 	stop   chan struct{}
 	wg     sync.WaitGroup
@@ -36,11 +39,12 @@ type Recorder struct {
 
 // series is one source's recording during a step.
 type series struct {
-	src  Source
-	rel  string // the file, relative to the step folder
-	file *os.File
-	out  *bufio.Writer
-	rate rater
+	src    Source
+	rel    string // the file, relative to the step folder
+	file   *os.File
+	out    *bufio.Writer
+	rate   rater
+	redact func(string) string
 
 	points, failed int
 	lastErr        string
@@ -65,13 +69,17 @@ func (r *Recorder) Start(ctx context.Context, dir string) error {
 		if d, ok := src.(Deriver); ok {
 			s.rate.derive = d.Derive
 		}
+		s.redact = r.Redact
+		if s.redact == nil {
+			s.redact = func(t string) string { return t }
+		}
 		r.series = append(r.series, s)
 		err := mkErr
 		if err == nil {
 			s.file, err = os.Create(filepath.Join(dir, filepath.FromSlash(s.rel)))
 		}
 		if err != nil {
-			s.failed, s.lastErr = 1, err.Error()
+			s.failed, s.lastErr = 1, s.redact(err.Error())
 			continue
 		}
 		s.out = bufio.NewWriter(s.file)
@@ -152,7 +160,7 @@ func (s *series) sample(ctx context.Context, timeout time.Duration) {
 	reading, err := s.src.Read(ctx)
 	if err != nil {
 		s.failed++
-		s.lastErr = err.Error()
+		s.lastErr = s.redact(err.Error())
 		s.write(results.TelemetryPoint{Time: time.Now().UTC(), Error: s.lastErr})
 		return
 	}

@@ -59,7 +59,8 @@ var Doc = runner.ModuleDoc{
 				"run, its clock offset applied) or \"local\" for this host: CPU busy %, memory, disk and network bytes per second; " +
 				"`processes` adds the CPU seconds per second and resident memory of the processes of these command names " +
 				"(\"mariadbd\", \"tidb-server\"). A source that fails marks its series (`error` lines, the summary's `failed`) and " +
-				"never fails the step. Calls add sources; returns the series' names."},
+				"never fails the step. Calls add sources; returns the series' names (in a dry run, which opens nothing, an " +
+				"empty list)."},
 		{Name: "telemetry.unwatch", Signature: "telemetry.unwatch()",
 			Doc: "Stops the watch: the steps after it record no telemetry."},
 	},
@@ -73,6 +74,7 @@ type watchState struct {
 	names    map[string]bool
 	interval time.Duration
 	closers  []func()
+	redact   func(string) string // the run's: masks its passwords in failures recorded
 }
 
 type stateKey struct{}
@@ -105,7 +107,7 @@ func (st *watchState) hooks(interval time.Duration) []bench.Hook {
 	if st.interval > 0 {
 		interval = st.interval
 	}
-	return []bench.Hook{&telemetry.Recorder{Sources: append([]telemetry.Source(nil), st.sources...), Interval: interval}}
+	return []bench.Hook{&telemetry.Recorder{Sources: append([]telemetry.Source(nil), st.sources...), Interval: interval, Redact: st.redact}}
 }
 
 // add adds a source under a name of its own (NAME-2, ... when taken).
@@ -168,6 +170,7 @@ func watch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	st.mu.Lock()
 	st.sources = append(st.sources, sources...)
 	st.closers = append(st.closers, closers...)
+	st.redact = h.Run().Redact
 	if req.interval > 0 {
 		st.interval = req.interval
 	}
