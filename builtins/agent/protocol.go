@@ -17,7 +17,10 @@
 // for the exact merge. The coordinator sends a heartbeat every second: an
 // agent stops its load and exits when its stdin closes, when it is told
 // to stop, or when no message came for its watchdog's time, so that no
-// agent outlives its coordinator. Nothing here imports Starlark.
+// agent outlives its coordinator. An agent can also read its host for a
+// plan's telemetry (HostSource): it is then kept for the run, sent a
+// sample request a reading and a heartbeat every second between them.
+// Nothing here imports Starlark.
 package agent
 
 import (
