@@ -506,6 +506,17 @@ def main(p):
 	if got := line(real.Stdout, "tikv "); got != `tikv ["http://10.0.1.4:20180/metrics","http://10.0.1.4:20181/metrics"]` {
 		t.Errorf("TiKV's alone: %s", got)
 	}
+	// A role whose metrics port it does not know is refused, not guessed.
+	other := writePlan(t, `
+load("@stdlib//tidb.star", "tidb")
+def main(p):
+    c = tidb.deploy(local, name = "metrics", version = "v5.2.0", topology = tidb.topology(pd = ["10.0.1.1"], tidb = ["10.0.1.3"], tikv = ["10.0.1.4"]))
+    c.metrics_endpoints(roles = ["tiflash"])
+`)
+	r := plantest.Evaluate(t, other, "", modules, runner.Options{DryRun: true})
+	if r.Err == nil || !strings.Contains(plantest.Backtrace(r.Err), `metrics_endpoints knows the status ports of tidb, tikv and pd, not "tiflash"`) {
+		t.Errorf("roles=[\"tiflash\"]: %v", r.Err)
+	}
 }
 
 // identityFile is a new private key for deploy's identity_file: the test
