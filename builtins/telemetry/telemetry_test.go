@@ -151,10 +151,11 @@ func TestRecorderKeepsFailuresInTheSeries(t *testing.T) {
 		t.Fatalf("series %+v", sum.Telemetry)
 	}
 	host, failed := sum.Telemetry[0], sum.Telemetry[1]
-	if _, has := host.Avg["cpu_busy_pct"]; host.Points < 4 || host.Failed != 0 || !has || host.Max["cpus"] != float64(runtime.NumCPU()) {
+	// A reading every 100 ms for 550 ms: five, fewer on a busy machine.
+	if _, has := host.Avg["cpu_busy_pct"]; host.Points < 2 || host.Failed != 0 || !has || host.Max["cpus"] != float64(runtime.NumCPU()) {
 		t.Errorf("host series %+v", host)
 	}
-	if failed.Points != 0 || failed.Failed < 5 || !strings.Contains(failed.Error, "connection refused") {
+	if failed.Points != 0 || failed.Failed < 3 || !strings.Contains(failed.Error, "connection refused") {
 		t.Errorf("the series of an endpoint that is down: %+v", failed)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, failed.File))
