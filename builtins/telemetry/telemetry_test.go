@@ -152,7 +152,7 @@ func TestRecorderKeepsFailuresInTheSeries(t *testing.T) {
 	}
 	host, failed := sum.Telemetry[0], sum.Telemetry[1]
 	// A reading every 100 ms for 550 ms: five, fewer on a busy machine.
-	if _, has := host.Avg["cpu_busy_pct"]; host.Points < 2 || host.Failed != 0 || !has || host.Max["cpus"] != float64(runtime.NumCPU()) {
+	if _, has := host.Avg["cpu_busy_pct"]; host.Points < 2 || host.Failed != 0 || !has || host.Max["cpus"] < float64(runtime.NumCPU()) {
 		t.Errorf("host series %+v", host)
 	}
 	if failed.Points != 0 || failed.Failed < 3 || !strings.Contains(failed.Error, "connection refused") {
