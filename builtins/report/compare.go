@@ -23,6 +23,9 @@ type CompareOptions struct {
 	// with part k of the same step of the other contenders, a row after
 	// the step's. Thresholds apply to the steps, not to their parts.
 	Parts bool
+	// Knee is the rule each contender's thread sweeps' knees are found
+	// by (nil: DefaultKneeRule).
+	Knee *KneeRule
 }
 
 // Threshold is a --fail-if condition such as tps<-5% or p99>+10%.
@@ -116,7 +119,10 @@ type Comparison struct {
 	// Resources are the resource figures beside the changed steps
 	// (addResources).
 	Resources []ResourceRow `json:"resources,omitempty"`
-	groups    map[string]map[Key]*Group
+	// Knees are each contender's knees of its thread sweeps, by KneeRule.
+	Knees    []Knee   `json:"knees,omitempty"`
+	KneeRule KneeRule `json:"-"`
+	groups   map[string]map[Key]*Group
 }
 
 // ErrNothingToCompare is returned when the folders share no step.
@@ -148,6 +154,13 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 	c.checkThresholds(keys, opts.Thresholds)
 	c.missingSteps(opts.Thresholds)
 	c.addResources()
+	c.KneeRule = ReportOptions{Knee: opts.Knee}.kneeRule()
+	for _, name := range c.Contenders {
+		for _, k := range Knees(byContender[name], c.KneeRule, c.By) {
+			k.Contender = name
+			c.Knees = append(c.Knees, k)
+		}
+	}
 	return c, nil
 }
 

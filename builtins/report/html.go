@@ -53,6 +53,12 @@ type section struct {
 // combination run at several thread levels), and each benchmark step over
 // time (see stepTimeSeries), a merged step's parts over its own lines.
 func WriteHTML(w io.Writer, runs []*Run) error {
+	return ReportOptions{}.WriteHTML(w, runs)
+}
+
+// WriteHTML writes WriteHTML's page, each section noting the knees of
+// its thread sweeps by o's rule.
+func (o ReportOptions) WriteHTML(w io.Writer, runs []*Run) error {
 	p := page{Title: "starbench report"}
 	if len(runs) == 1 {
 		p.Title += ": " + runs[0].Manifest.Plan
@@ -78,6 +84,14 @@ func WriteHTML(w io.Writer, runs []*Run) error {
 		}
 		if t, ok := TelemetryTable(ofWorkload); ok {
 			sec.Tables = append(sec.Tables, t)
+		}
+		rule := o.kneeRule()
+		var knees []string
+		for _, k := range Knees(ofWorkload, rule) {
+			knees = append(knees, k.Describe(rule))
+		}
+		if len(knees) > 0 {
+			sec.Note = fmt.Sprintf("Knees (%s): %s.", rule, strings.Join(knees, "; "))
 		}
 		for _, b := range ofWorkload {
 			if v := stepTimeSeries(b, stepLabel(b, len(runs))); v != nil {
@@ -125,6 +139,13 @@ func WriteCompareHTML(w io.Writer, runs []*Run, c *Comparison) error {
 		series = append(series, s)
 	}
 	sec := section{Title: "Comparison", Note: c.Legend(), Tables: c.Tables()}
+	if len(c.Knees) > 0 {
+		var knees []string
+		for _, k := range c.Knees {
+			knees = append(knees, k.Describe(c.KneeRule))
+		}
+		sec.Note += fmt.Sprintf(" Knees (%s): %s.", c.KneeRule, strings.Join(knees, "; "))
+	}
 	// A single row is a dot per contender: the table says it better.
 	if len(cats) > 1 {
 		chart := CategoryChart(fmt.Sprintf("%s per step", c.Metric), "workload, threads, tags", metricLabel(c.Metric), shortKeys(cats), series)

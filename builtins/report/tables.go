@@ -32,6 +32,17 @@ type ReportOptions struct {
 	// `starbench merge`), a row per part with the part's own numbers: a
 	// "part" column in tables, with the part's number and name.
 	Parts bool
+	// Knee is the rule the knees of thread sweeps are found by (nil:
+	// DefaultKneeRule).
+	Knee *KneeRule
+}
+
+// kneeRule is the options' knee rule.
+func (o ReportOptions) kneeRule() KneeRule {
+	if o.Knee != nil {
+		return *o.Knee
+	}
+	return DefaultKneeRule
 }
 
 // WorkloadTables builds one table per workload, shaped like the seed
@@ -457,4 +468,6 @@ func (o ReportOptions) WriteReport(w io.Writer, runs []*Run, markdown bool) {
 	} else {
 		WriteText(w, tables)
 	}
+	rule := o.kneeRule()
+	WriteKnees(w, Knees(benchmarks, rule), rule, markdown)
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func (a *app) reportCommand() *cobra.Command {
-	var format, out string
+	var format, out, knee string
 	var opts report.ReportOptions
 	var pf pivotFlags
 	cmd := &cobra.Command{
@@ -92,6 +92,13 @@ A missing, truncated or foreign folder exits 2.`,
 					return err
 				}
 			}
+			if knee != "" {
+				rule, err := report.ParseKneeRule(knee)
+				if err != nil {
+					return usagef("--knee: %v", err)
+				}
+				opts.Knee = &rule
+			}
 			runs, err := loadRuns(args)
 			if err != nil {
 				return err
@@ -111,6 +118,8 @@ A missing, truncated or foreign folder exits 2.`,
 	cmd.Flags().StringVar(&format, "format", "text", "text, markdown, json, csv or html")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of standard output")
 	cmd.Flags().BoolVar(&opts.Parts, "parts", false, "after a merged step's row, a row per part (text, markdown, csv; html always has them)")
+	cmd.Flags().StringVar(&knee, "knee", "", "the knee of each thread sweep: the level after which the next adds less tps and more latency than this, "+
+		"e.g. 'tps<5%,p95>20%' (the default; text, markdown and html)")
 	pf.register(cmd)
 	return cmd
 }
@@ -217,7 +226,7 @@ func renderReport(format string, runs []*report.Run, opts report.ReportOptions) 
 	case "csv":
 		err = opts.WriteCSV(&buf, report.Benchmarks(runs))
 	case "html":
-		err = report.WriteHTML(&buf, runs)
+		err = opts.WriteHTML(&buf, runs)
 	default:
 		return nil, usagef("unknown --format %q (want text, markdown, json, csv or html)", format)
 	}
@@ -268,6 +277,7 @@ type compareFlags struct {
 	failIf               []string
 	format, out          string
 	parts                bool
+	knee                 string
 }
 
 // register adds compare's flags to cmd.
@@ -279,6 +289,8 @@ func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.format, "format", "text", "text, markdown, html or json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
 	cmd.Flags().BoolVar(&f.parts, "parts", false, "also compare the parts of merged steps, part k with part k")
+	cmd.Flags().StringVar(&f.knee, "knee", "", "each contender's knee of its thread sweeps: the level after which the next adds less tps and "+
+		"more latency than this, e.g. 'tps<5%,p95>20%' (the default)")
 }
 
 func (a *app) compareCommand() *cobra.Command {
@@ -371,7 +383,15 @@ func (f *compareFlags) options() (report.CompareOptions, error) {
 		}
 		thresholds = append(thresholds, th)
 	}
-	return report.CompareOptions{By: f.by, Baseline: f.baseline, Metric: m, Thresholds: thresholds, Parts: f.parts}, nil
+	opts := report.CompareOptions{By: f.by, Baseline: f.baseline, Metric: m, Thresholds: thresholds, Parts: f.parts}
+	if f.knee != "" {
+		rule, err := report.ParseKneeRule(f.knee)
+		if err != nil {
+			return report.CompareOptions{}, usagef("--knee: %v", err)
+		}
+		opts.Knee = &rule
+	}
+	return opts, nil
 }
 
 // renderComparison renders c in compare's --format; an unknown format is
@@ -383,9 +403,11 @@ func renderComparison(format string, runs []*report.Run, c *report.Comparison) (
 	case "text":
 		report.WriteText(&buf, c.Tables())
 		fmt.Fprintf(&buf, "\n%s\n", c.Legend())
+		report.WriteKnees(&buf, c.Knees, c.KneeRule, false)
 	case "markdown", "md":
 		report.WriteMarkdown(&buf, c.Tables())
 		fmt.Fprintf(&buf, "\n%s\n", c.Legend())
+		report.WriteKnees(&buf, c.Knees, c.KneeRule, true)
 	case "html":
 		err = report.WriteCompareHTML(&buf, runs, c)
 	case "json":

@@ -313,3 +313,15 @@ func checkInBrowser(t *testing.T, file string, minCharts int) {
 	}
 	t.Logf("%s: %d charts drawn; screenshot %s (%d bytes)", filepath.Base(file), charts, shot, len(png))
 }
+
+// report and compare mark the knee of each thread sweep, by the default
+// rule or --knee's; a rule that does not parse exits 2.
+func TestReportKnees(t *testing.T) {
+	dir := "testdata/results/before-results-package"
+	// version a: 1 → 2 threads adds 3.4% of tps while p95 grows 10.7%.
+	expect(t, starbench(t, nil, "report", dir), 0, "Knees (tps<5%,p95>20%", "oltp_point_select version=a: no knee up to 2 threads")
+	expect(t, starbench(t, nil, "report", dir, "--knee", "tps<5%,p95>5%"), 0,
+		"oltp_point_select version=a: knee at 1 thread (to 2: tps +3.4%, p95 +10.7%)", "oltp_point_select version=b: no knee up to 2 threads")
+	expect(t, starbench(t, nil, "compare", dir, "--by", "version", "--knee", "p95>5%,tps<5%"), 0, "a: oltp_point_select: knee at 1 thread")
+	expect(t, starbench(t, nil, "report", dir, "--knee", "tps>5%,p95>5%"), 2, "--knee: knee rule \"tps>5%,p95>5%\"")
+}
