@@ -22,14 +22,17 @@ import (
 // mem_available_bytes and proc_rss_bytes{comm="NAME"}.
 //
 // The processes are found by a scan of /proc, again every
-// processRescan or when one of them ended; in between only theirs are
-// read, so a host of thousands of processes costs what one of a few
-// does. A HostReader is used by one goroutine at a time.
+// processRescan, when one of them ended, and at every reading while a
+// name has none; in between only theirs are read, so a host of thousands
+// of processes costs what one of a few does (a second process of a name
+// already found is seen within processRescan). A HostReader is used by one
+// goroutine at a time.
 type HostReader struct {
 	pids    map[int]bool // the processes found by the last scan
 	scanned time.Time
 	scanFor string // the names the last scan looked for
-	rescan  bool
+	rescan  bool   // one of them ended
+	missing bool   // a name had no process at the last scan
 }
 
 // processRescan is how often the processes are looked for again (a server
@@ -132,17 +135,19 @@ func (h *HostReader) readProcesses(fs procfs.FS, names []string, r Reading) erro
 		r.Gauges[processColumn("proc_rss_bytes", n)] += 0
 	}
 	key := strings.Join(names, "\x00")
-	if h.pids == nil || h.rescan || key != h.scanFor || time.Since(h.scanned) >= processRescan {
+	if h.pids == nil || h.rescan || h.missing || key != h.scanFor || time.Since(h.scanned) >= processRescan {
 		procs, err := fs.AllProcs()
 		if err != nil {
 			return err
 		}
 		h.pids, h.scanned, h.scanFor, h.rescan = map[int]bool{}, time.Now(), key, false
+		found := map[string]bool{}
 		for _, p := range procs {
 			if comm, err := p.Comm(); err == nil && wanted[comm] {
-				h.pids[p.PID] = true
+				h.pids[p.PID], found[comm] = true, true
 			}
 		}
+		h.missing = len(found) < len(wanted) // look again next time: it may start
 	}
 	for pid := range h.pids {
 		p, err := fs.Proc(pid)
