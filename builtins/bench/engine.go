@@ -137,6 +137,13 @@ type Options struct {
 	// of a larger load (Segment.ThreadIDs); nil means 0..Threads-1. A
 	// worker's id and seed (WorkerSeed(Seed, id)) are its id's.
 	ThreadIDs []int
+	// Stages, when set, make the load change over the run: closed-loop,
+	// the threads (the worker of id i runs while the profile's threads
+	// are above i, so the segments of a load follow it together); under
+	// a rate, the events per second (Rate is then the profile's highest,
+	// for the schedule's size). The run lasts the profile (Time is its
+	// Total when 0); no warmup.
+	Stages Profile
 }
 
 // Validate checks the options.
@@ -150,6 +157,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("events must not be negative, got %d", o.Events)
 	case o.Time == 0 && o.Events == 0:
 		return fmt.Errorf("give a time limit or an event limit (both are 0, the run would never end)")
+	case len(o.Stages) > 0 && o.Stages.Check() != nil:
+		return o.Stages.Check()
+	case len(o.Stages) > 0 && o.Warmup > 0:
+		return fmt.Errorf("stages: a load profile has no warmup (give the profile a first stage instead)")
+	case len(o.Stages) > 0 && o.Time != o.Stages.Total():
+		return fmt.Errorf("stages: the profile lasts %v, the run's time is %v: give one", o.Stages.Total(), o.Time)
 	case o.Interval < 0:
 		return fmt.Errorf("interval must not be negative")
 	case o.Warmup < 0:
@@ -180,6 +193,11 @@ type Interval struct {
 	// Kinds are a Kinded workload's events by kind, in the order of its
 	// Kinds: this interval's counts and latencies (µs).
 	Kinds []KindInterval
+	// Stage is the load profile's stage the interval is in (1-based; 0
+	// without Options.Stages) and Target the load it offered over the
+	// interval (threads, or events per second under a rate).
+	Stage  int
+	Target float64
 	// ErrorCodes are the ignored errors by MySQL code since the run began
 	// counting (not this interval's: live metrics count them up); shared
 	// by the intervals until an error comes, so read only.
@@ -310,6 +328,9 @@ func (wk *worker) lastKind() int {
 // ReconnectTimeout) and the event retried. Any other error stops every
 // worker and is returned with the partial result.
 func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks ...Sink) (*Result, error) {
+	if len(opts.Stages) > 0 && opts.Time == 0 {
+		opts.Time = opts.Stages.Total()
+	}
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -371,6 +392,10 @@ type engine struct {
 	busy       atomic.Int64 // workers inside an event (counted and shown under a rate)
 	errOnce    sync.Once
 	firstErr   error
+	// gated: a closed-loop run with stages, whose workers of id active
+	// and above wait.
+	gated  bool
+	active atomic.Int64
 }
 
 func newEngine(ctx, runCtx context.Context, cancel context.CancelFunc, wl Workload, conn Connector, opts Options, workers []*worker, sinks []Sink) *engine {
@@ -386,6 +411,7 @@ func newEngine(ctx, runCtx context.Context, cancel context.CancelFunc, wl Worklo
 		}
 	}
 	e.tick = newTicker(e.res, workers, opts, sinks)
+	e.gated = len(opts.Stages) > 0 && opts.Rate == 0
 	if opts.Rate > 0 {
 		backlog := int(opts.Rate * 2)
 		e.schedule = make(chan time.Time, min(max(backlog, 100), 1<<20))
@@ -446,6 +472,10 @@ func (e *engine) run() (*Result, error) {
 	}
 	if e.schedule != nil {
 		go e.scheduler()
+	}
+	if e.gated {
+		e.active.Store(e.threadsAt(0))
+		go e.followStages()
 	}
 	tickDone := make(chan struct{})
 	go func() {
@@ -510,8 +540,15 @@ func (e *engine) work(wk *worker) {
 	if e.schedule != nil {
 		thinker = nil
 	}
-	var thinkTimer *time.Timer
+	var thinkTimer, gateTimer *time.Timer
 	for !e.stop.Load() {
+		if e.gated && int64(wk.id) >= e.active.Load() {
+			// Not among the profile's threads now: look again shortly.
+			if !e.pause(&gateTimer, stageStep) {
+				return
+			}
+			continue
+		}
 		intended, ok := e.nextStart()
 		if !ok {
 			return
@@ -703,6 +740,10 @@ func (e *engine) reconnect(wk *worker) error {
 // dropped and counted; the run goes on.
 func (e *engine) scheduler() {
 	rng := rand.New(rand.NewPCG(uint64(e.opts.Seed), 0x5eed))
+	if len(e.opts.Stages) > 0 {
+		e.stagedSchedule(rng)
+		return
+	}
 	next := time.Now()
 	for !e.stop.Load() {
 		next = next.Add(time.Duration(rng.ExpFloat64() / e.opts.Rate * float64(time.Second)))
@@ -956,6 +997,13 @@ func (t *ticker) drain(now time.Duration) *Interval {
 	}
 	iv := &Interval{Start: t.lastEnd, End: now, Threads: t.opts.Threads, Counts: total.minus(t.last), Latency: h, Service: svc,
 		ErrorCodes: t.lastCodes}
+	if p := t.opts.Stages; len(p) > 0 {
+		iv.Target = p.Average(iv.Start, iv.End)
+		_, iv.Stage = p.At(iv.Start + (iv.End-iv.Start)/2)
+		if t.opts.Rate == 0 {
+			iv.Threads = threadsOf(t.workers, p, now)
+		}
+	}
 	for i := range kinds {
 		var last KindCounts
 		if i < len(t.lastKinds) {
@@ -980,6 +1028,7 @@ func (t *ticker) drain(now time.Duration) *Interval {
 
 // add merges the next piece of the same interval into iv.
 func (iv *Interval) add(next *Interval) {
+	d := iv.End - iv.Start
 	iv.End = next.End
 	c := &iv.Counts
 	c.Events += next.Counts.Events
@@ -989,6 +1038,10 @@ func (iv *Interval) add(next *Interval) {
 	c.Errors += next.Counts.Errors
 	c.Reconnects += next.Counts.Reconnects
 	iv.ErrorCodes = next.ErrorCodes
+	if dn := next.End - next.Start; d+dn > 0 && next.Stage > 0 {
+		iv.Target = (iv.Target*d.Seconds() + next.Target*dn.Seconds()) / (d + dn).Seconds()
+		iv.Stage, iv.Threads = next.Stage, next.Threads
+	}
 	iv.Latency.Merge(next.Latency)
 	if iv.Service != nil && next.Service != nil {
 		iv.Service.Merge(next.Service)

@@ -79,6 +79,7 @@ func IntervalRow(iv *Interval) results.Interval {
 		Time: iv.End.Seconds(), Threads: iv.Threads, Events: c.Events,
 		TPS: iv.Rate(c.Events), QPS: iv.Rate(c.Queries()), ReadsPerS: iv.Rate(c.Reads), WritesPerS: iv.Rate(c.Writes),
 		OthersPerS: iv.Rate(c.Others), ErrorsPerS: iv.Rate(c.Errors), ReconnectsPerS: iv.Rate(c.Reconnects),
+		Stage: iv.Stage, Target: iv.Target,
 	}
 	if iv.Latency.TotalCount() > 0 {
 		at := func(q float64) float64 { return float64(iv.Latency.ValueAtPercentile(q)) / 1000 }

@@ -96,6 +96,9 @@ func (g Segment) Apply(o Options) (Options, error) {
 	}
 	o.Threads, o.ThreadIDs = len(ids), ids
 	o.Events = g.Share(o.Events)
+	if o.Rate > 0 && len(o.Stages) > 0 {
+		o.Stages = o.Stages.Scaled(g.Rate(1)) // its share of the rates; threads follow the whole load's profile by id
+	}
 	o.Rate = g.Rate(o.Rate)
 	return o, nil
 }

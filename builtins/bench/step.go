@@ -35,6 +35,7 @@ type Step struct {
 	Target     string            // where it ran (password redacted), kept in the summary
 	Segment    string            // "i/n" when the step is a segment of a load, kept in the summary
 	OpenLoop   bool              // the run has a rate: its scheduler wants a P of its own (RunTogether)
+	Profile    LoadProfile       // the load profile the family's run follows (StepRun.Profile); no stages: steady
 
 	// Annotate, when set, adds the family's own figures to the summary
 	// (TPC-C's tpmC) before it is written.
@@ -76,6 +77,9 @@ type StepRun struct {
 	Output io.Writer    // the family's text: shown live and kept as output.txt
 	Sinks  []Sink       // to be given every interval, besides the family's own
 	Start  StartBarrier // for Options.Start: nil to start at once
+	// Profile is the step's load profile (no stages: the family's steady
+	// load), for WithStages.
+	Profile LoadProfile
 }
 
 // Progress is a step's live state for progress views.
@@ -211,7 +215,7 @@ func RunStep(ctx context.Context, dir string, s Step) (*results.Summary, *Result
 	}
 	var res *Result
 	runErr := withHooks(ctx, dir, s.Hooks, func() (err error) {
-		res, err = s.Run(ctx, StepRun{Output: w, Sinks: sinks, Start: s.Start})
+		res, err = s.Run(ctx, StepRun{Output: w, Sinks: sinks, Start: s.Start, Profile: s.Profile})
 		return err
 	})
 	if res == nil {

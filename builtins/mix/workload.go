@@ -340,7 +340,7 @@ func (m *Mix) runStep(ctx context.Context, conn bench.Connector, o RunOptions, p
 	bo := bench.Options{Threads: o.Threads, Time: o.Time, Events: o.Events, Seed: o.Seed, IgnoreErrors: o.IgnoreErrors,
 		IgnoreAllErrors: o.IgnoreAll, Rate: o.Rate, Warmup: o.Warmup, ReconnectTimeout: o.ReconnectTimeout, Start: sr.Start,
 		Started: p.ThreadsStarted}
-	bo, err := o.Segment.Apply(bo)
+	bo, err := o.Segment.Apply(bench.WithStages(bo, sr.Profile))
 	if err != nil {
 		return nil, err
 	}

@@ -362,6 +362,9 @@ type RunOptions struct {
 	// Start holds the load until the runs it starts with are ready (nil:
 	// at once).
 	Start bench.StartBarrier
+	// Profile is a load profile the run follows in place of its threads
+	// (or rate) and time (no stages: steady).
+	Profile bench.LoadProfile
 }
 
 // Step is the benchmark step of the workload (or of its segment seg) run
@@ -374,7 +377,7 @@ func (wl *Workload) Step(conn bench.Connector, seed int64, toolLabel string, seg
 		Run: func(ctx context.Context, r bench.StepRun) (*bench.Result, error) {
 			p := &Printer{W: r.Output, Opts: o, ToolLabel: toolLabel, Segment: seg, Checkpoints: wl.Checkpoints, Validate: wl.Validate}
 			p.Banner()
-			return Run(ctx, conn, wl, RunOptions{Seed: seed, Printer: p, Sinks: r.Sinks, Segment: seg, Start: r.Start})
+			return Run(ctx, conn, wl, RunOptions{Seed: seed, Printer: p, Sinks: r.Sinks, Segment: seg, Start: r.Start, Profile: r.Profile})
 		},
 		Workload: wl.Script.Name, Threads: seg.Threads(o.Threads), Total: float64(o.Time),
 		Percentile: o.Percentile, Seed: seed, Options: o.Map(), Segment: seg.String(), OpenLoop: o.Rate > 0,
@@ -399,6 +402,7 @@ func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions)
 		ReconnectTimeout: time.Duration(o.ReconnectTimeout) * time.Second,
 		Start:            ro.Start,
 	}
+	bo = bench.WithStages(bo, ro.Profile)
 	if bo, err = ro.Segment.Apply(bo); err != nil {
 		return nil, err
 	}

@@ -77,11 +77,11 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 				load.CLast, from, run.CLast)
 			kinds := wl.Kinds()
 			sinks = append([]bench.Sink{bench.SinkFunc(func(iv *bench.Interval) { p.Interval(iv, kinds) })}, sinks...)
-			bo, err := o.Segment.Apply(bench.Options{
+			bo, err := o.Segment.Apply(bench.WithStages(bench.Options{
 				Threads: o.Threads, Time: o.Time, Events: o.Count, Interval: interval, Seed: o.Seed,
 				IgnoreErrors: ignore, IgnoreAllErrors: o.IgnoreAll, Rate: o.Rate, Warmup: o.Warmup,
 				ReconnectTimeout: o.ReconnectWait, Start: r.Start,
-			})
+			}, r.Profile))
 			if err != nil {
 				return nil, err
 			}

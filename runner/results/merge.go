@@ -710,6 +710,8 @@ func (b *bucket) addRow(r Interval) {
 	t.OthersPerS += r.OthersPerS
 	t.ErrorsPerS += r.ErrorsPerS
 	t.ReconnectsPerS += r.ReconnectsPerS
+	t.Target += r.Target // the parts' shares of the load offered
+	t.Stage = max(t.Stage, r.Stage)
 }
 
 // finish completes the merged interval's row (its time and latency

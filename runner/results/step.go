@@ -193,20 +193,31 @@ type Interval struct {
 	ReconnectsPerS float64
 	P50, P95, P99  float64
 	Max            float64
+	// Stage is the stage of the step's load profile the interval is in
+	// (1-based; 0: the step has none) and Target the load the profile
+	// offered over it: threads closed-loop, events per second under a
+	// rate.
+	Stage  int
+	Target float64
 }
 
-// IntervalColumns are the columns of intervals.csv, in order.
+// IntervalColumns are the columns of intervals.csv, in order (stage and
+// target empty for a step without a load profile).
 var IntervalColumns = []string{
 	"time_s", "threads", "events", "tps", "qps", "reads_per_s", "writes_per_s", "others_per_s",
-	"errors_per_s", "reconnects_per_s", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
+	"errors_per_s", "reconnects_per_s", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms", "stage", "target",
 }
 
 func (iv Interval) fields() []string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	stage, target := "", ""
+	if iv.Stage > 0 {
+		stage, target = strconv.Itoa(iv.Stage), f(iv.Target)
+	}
 	return []string{
 		f(iv.Time), strconv.Itoa(iv.Threads), strconv.FormatInt(iv.Events, 10), f(iv.TPS), f(iv.QPS),
 		f(iv.ReadsPerS), f(iv.WritesPerS), f(iv.OthersPerS), f(iv.ErrorsPerS), f(iv.ReconnectsPerS),
-		f(iv.P50), f(iv.P95), f(iv.P99), f(iv.Max),
+		f(iv.P50), f(iv.P95), f(iv.P99), f(iv.Max), stage, target,
 	}
 }
 
@@ -478,5 +489,6 @@ func intervalOf(col map[string]int, rec []string) Interval {
 		TPS: get("tps"), QPS: get("qps"), ReadsPerS: get("reads_per_s"), WritesPerS: get("writes_per_s"),
 		OthersPerS: get("others_per_s"), ErrorsPerS: get("errors_per_s"), ReconnectsPerS: get("reconnects_per_s"),
 		P50: get("lat_p50_ms"), P95: get("lat_p95_ms"), P99: get("lat_p99_ms"), Max: get("lat_max_ms"),
+		Stage: int(get("stage")), Target: get("target"),
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,6 +87,11 @@ func (a *Adapter) Doc() runner.ModuleDoc {
 				"at once as one step. Takes %s.run's arguments; the part's .command is its command line. client=HOST (an ssh.host) runs "+
 				"the part in a starbench agent on that client host (the coordinator uploads its own binary there first when the host "+
 				"lacks it); cpus=\"0-3\" or numa_node=N run it under taskset or numactl, on the client host or on this one. "+
+				"stages=[(DURATION, THREADS), ...] makes the load change within the step, k6's way: each stage goes linearly from "+
+				"the previous stage's target (the first's from 0) to its own over its duration, a hold when they are equal; the "+
+				"run lasts the stages, with their highest threads (worker i runs while the stage's threads are above i); "+
+				"rate_stages=[(DURATION, EVENTS_PER_S), ...] does so with the arrival rate of an open-loop run (Poisson arrivals "+
+				"following the profile). Each interval records its stage and the load offered (intervals.csv: stage, target). "+
 				"%s.run takes them too.", name, name, name)})
 	if c, ok := f.(family.Cleaner); ok {
 		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".cleanup", Signature: sig("cleanup", c.CleanupOptions()), Doc: c.CleanupDoc()})
@@ -443,9 +450,19 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	profile, kwargs, err := profileOf(thread, b, kwargs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(profile.Stages) > 0 && where != nil {
+		return nil, nil, nil, runner.BadPlanInput(thread, "%s: a load profile (stages=, rate_stages=) does not go to an agent yet: run it here", b.Name())
+	}
 	c, err := a.parse(b, "run", args, kwargs, opts)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if len(profile.Stages) > 0 {
+		profileValues(opts, c.v, profile)
 	}
 	// A run that is one segment of the plan's loads (run --segment) runs
 	// that slice of every load that does not name its own; its seed is
@@ -482,8 +499,17 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	}
 	l := &benchstar.Load{Family: f.Name(), Name: name, Handle: c.conn.ID(), Target: c.conn.Display(),
 		Time: plan.Time, Interval: max(plan.Interval, time.Second)} // the engine's default interval: one second
-	l.Text = func() string { return f.CommandLine("run", c.v, database) }
-	l.Args = func() map[string]any { return a.journalArgs("run", opts, c.v) }
+	l.Text = func() string { return f.CommandLine("run", c.v, database) + profileText(profile) }
+	l.Args = func() map[string]any {
+		m := a.journalArgs("run", opts, c.v)
+		if len(profile.Stages) > 0 {
+			m[profileKeyword(profile)] = profileRecord(profile)
+		}
+		return m
+	}
+	if len(profile.Stages) > 0 {
+		l.Time = profile.Stages.Total()
+	}
 	reset := func(opt string, ok bool, d time.Duration) error {
 		if !ok {
 			return fmt.Errorf("a %s run has no such option", f.Name())
@@ -504,6 +530,12 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 		return nil
 	}
 	l.SetTime = func(d time.Duration) error {
+		if len(profile.Stages) > 0 {
+			if d == profile.Stages.Total() {
+				return nil
+			}
+			return fmt.Errorf("its load profile lasts %v", profile.Stages.Total())
+		}
 		if err := reset(timeOpt, hasTime, d); err != nil {
 			return err
 		}
@@ -523,6 +555,9 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 			return bench.Step{}, err
 		}
 		step, err := family.NewStep(f, r, c.v, conn, seed, c.conn.Display())
+		if err == nil && len(profile.Stages) > 0 {
+			step = withProfile(step, profile, seg)
+		}
 		if err != nil || where == nil {
 			return step, err
 		}
@@ -549,6 +584,122 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 		}
 	}
 	return l, c, r, nil
+}
+
+// profileOf takes a run's stages= (of threads) or rate_stages= (of
+// events per second) out of its keywords: lists of (duration, target).
+func profileOf(thread *starlark.Thread, b *starlark.Builtin, kwargs []starlark.Tuple) (bench.LoadProfile, []starlark.Tuple, error) {
+	var rest []starlark.Tuple
+	var lp bench.LoadProfile
+	for _, kv := range kwargs {
+		name, _ := starlark.AsString(kv[0])
+		if (name != "stages" && name != "rate_stages") || kv[1] == starlark.None {
+			rest = append(rest, kv)
+			continue
+		}
+		if len(lp.Stages) > 0 {
+			return lp, nil, runner.BadPlanInput(thread, "%s: give stages= (threads) or rate_stages= (events per second), not both", b.Name())
+		}
+		lp.Rate = name == "rate_stages"
+		list, ok := kv[1].(starlark.Indexable)
+		if !ok {
+			return lp, nil, runner.BadPlanInput(thread, "%s: %s must be a list of (duration, target) pairs, e.g. [(\"30s\", 100), (\"2m\", 100)], got %s",
+				b.Name(), name, kv[1].Type())
+		}
+		for i := 0; i < list.Len(); i++ {
+			pair, ok := list.Index(i).(starlark.Tuple)
+			if !ok || len(pair) != 2 {
+				return lp, nil, runner.BadPlanInput(thread, "%s: %s[%d] must be a (duration, target) pair, got %s", b.Name(), name, i, list.Index(i).String())
+			}
+			d, err := runner.DurationOf(pair[0])
+			if err != nil {
+				return lp, nil, runner.BadPlanInput(thread, "%s: %s[%d]: %v", b.Name(), name, i, err)
+			}
+			target, ok := starlark.AsFloat(pair[1])
+			if !ok {
+				return lp, nil, runner.BadPlanInput(thread, "%s: %s[%d]: the target must be a number, got %s", b.Name(), name, i, pair[1].Type())
+			}
+			lp.Stages = append(lp.Stages, bench.Stage{Duration: d, Target: target})
+		}
+		if err := lp.Stages.Check(); err != nil {
+			return lp, nil, runner.BadPlanInput(thread, "%s: %s", b.Name(), strings.Replace(err.Error(), "stages:", name+":", 1))
+		}
+	}
+	return lp, rest, nil
+}
+
+// profileValues sets a run's threads (to the profile's highest, of
+// threads) and time (to the profile's length, where the family takes it)
+// to what its profile makes them, so that its name, banner and progress
+// say so.
+func profileValues(opts []family.Option, v family.Values, lp bench.LoadProfile) {
+	if o, ok := family.ByRole(opts, family.Threads); ok && !lp.Rate {
+		v[o.Name] = int64(max(1, math.Ceil(lp.Stages.Max()-1e-9)))
+	}
+	if o, ok := family.ByRole(opts, family.Time); ok && o.Kind == family.Duration {
+		was, had := v[o.Name]
+		v[o.Name] = lp.Stages.Total()
+		if family.Check(opts, v) != nil { // a length the option does not take (sysbench's whole seconds)
+			if had {
+				v[o.Name] = was
+			} else {
+				delete(v, o.Name)
+			}
+		}
+	}
+}
+
+// profileKeyword is the keyword a profile was given by.
+func profileKeyword(lp bench.LoadProfile) string {
+	if lp.Rate {
+		return "rate_stages"
+	}
+	return "stages"
+}
+
+// profileRecord is a profile as the journal and the summary keep it:
+// [seconds, target] pairs.
+func profileRecord(lp bench.LoadProfile) [][2]float64 {
+	var out [][2]float64
+	for _, s := range lp.Stages {
+		out = append(out, [2]float64{s.Duration.Seconds(), s.Target})
+	}
+	return out
+}
+
+// profileText is a profile as a step list shows it after the command line.
+func profileText(lp bench.LoadProfile) string {
+	if len(lp.Stages) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, s := range lp.Stages {
+		parts = append(parts, fmt.Sprintf("%v→%s", s.Duration, strconv.FormatFloat(s.Target, 'f', -1, 64)))
+	}
+	unit := "threads"
+	if lp.Rate {
+		unit = "events/s"
+	}
+	return fmt.Sprintf("  # %s: %s", unit, strings.Join(parts, ", "))
+}
+
+// withProfile makes a family's step follow a load profile: its run, and
+// what progress and the summary say of it (threads, duration, the
+// profile among its options).
+func withProfile(step bench.Step, lp bench.LoadProfile, seg bench.Segment) bench.Step {
+	step.Profile = lp
+	step.Total = lp.Stages.Total().Seconds()
+	step.OpenLoop = lp.Rate
+	if !lp.Rate {
+		step.Threads = seg.Threads(max(1, int(math.Ceil(lp.Stages.Max()-1e-9))))
+	}
+	opts := map[string]any{}
+	for k, v := range step.Options {
+		opts[k] = v
+	}
+	opts[profileKeyword(lp)] = profileRecord(lp)
+	step.Options = opts
+	return step
 }
 
 // clientHost is a plan's ssh.host as a client host agents run on.

@@ -2,6 +2,7 @@ package sysbenchstar_test
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"go.starlark.net/starlark"
 
+	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
 	"github.com/starbench/starbench/internal/testutil/plantest"
@@ -173,5 +175,58 @@ def main(p):
 	// workers; b: prepare's loading thread and the other 2 workers.
 	if ga, gb := countA.Load(), countB.Load(); ga != 4 || gb != 3 {
 		t.Errorf("connections: a %d, b %d (want 4 and 3)", ga, gb)
+	}
+}
+
+// A step of stages, alone and as parts of a together step, records each
+// interval's stage, the load offered and the threads running, and keeps
+// its profile with its options; the parts' offered loads add up in the
+// merged step.
+func TestStagesAreRecorded(t *testing.T) {
+	plan := filepath.Join(t.TempDir(), "plan.star")
+	os.WriteFile(plan, []byte(`
+def main(p):
+    conn = db.connect()
+    sysbench.prepare(conn, table_size = 200)
+    sysbench.run(conn, "oltp_point_select", table_size = 200, report_interval = 1, stages = [("2s", 4), ("2s", 4)])
+    bench.together([sysbench.part(conn, "oltp_point_select", table_size = 200, rate_stages = [("2s", 100), ("1s", 100)], threads = 2)
+                    for _ in range(2)], report_interval = "1s")
+`), 0o644)
+	r := plantest.Evaluate(t, plan, "mariadb", starlark.StringDict{"db": dbstar.Module, "sysbench": sysbenchstar.Module, "bench": benchstar.Module}, runner.Options{})
+	if r.Err != nil {
+		t.Fatal(plantest.Backtrace(r.Err))
+	}
+	steps := filepath.Join(r.Res.Dir, "steps")
+	rows, err := results.ReadIntervals(filepath.Join(steps, "3-oltp_point_select-t4"))
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("threads step: %d intervals (%v)", len(rows), err)
+	}
+	// Second by second: a ramp from 0 to 4 threads (offered 1 and 3 on
+	// average, running 2 then 4 at the intervals' ends), then the hold.
+	for i, want := range []struct {
+		stage   int
+		target  float64
+		threads int
+	}{{1, 1, 2}, {1, 3, 4}, {2, 4, 4}, {2, 4, 4}} {
+		got := rows[i]
+		if got.Stage != want.stage || math.Abs(got.Target-want.target) > 0.1 || got.Threads != want.threads {
+			t.Errorf("interval %d: stage %d, target %.3f, %d threads; want %d, %.1f, %d", i+1, got.Stage, got.Target, got.Threads, want.stage, want.target, want.threads)
+		}
+	}
+	sum, err := results.ReadSummary(filepath.Join(steps, "3-oltp_point_select-t4"))
+	if err != nil || sum.Threads != 4 || sum.Options["stages"] == nil {
+		t.Errorf("threads step's summary: %d threads, options %v (%v)", sum.Threads, sum.Options, err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(steps, "*-together"))
+	if len(dirs) != 1 {
+		t.Fatalf("together steps %v", dirs)
+	}
+	merged, err := results.ReadIntervals(dirs[0])
+	if err != nil || len(merged) < 2 {
+		t.Fatalf("merged intervals %v (%v)", merged, err)
+	}
+	// Each part offers a ramp to 100/s over 2 s: 25/s then 75/s; merged, 50 then 150.
+	if merged[0].Stage != 1 || math.Abs(merged[0].Target-50) > 3 || math.Abs(merged[1].Target-150) > 3 {
+		t.Errorf("merged offered load %v then %v", merged[0], merged[1])
 	}
 }
