@@ -87,10 +87,11 @@ func (o ReportOptions) WriteHTML(w io.Writer, runs []*Run) error {
 		}
 		rule := o.kneeRule()
 		var knees []string
-		for _, k := range Knees(ofWorkload, rule) {
+		sweeps := Knees(ofWorkload, rule)
+		for _, k := range sweeps {
 			knees = append(knees, k.Describe(rule))
 		}
-		if len(knees) > 0 {
+		if AnyKnee(sweeps) {
 			sec.Note = fmt.Sprintf("Knees (%s): %s.", rule, strings.Join(knees, "; "))
 		}
 		for _, b := range ofWorkload {
@@ -139,7 +140,7 @@ func WriteCompareHTML(w io.Writer, runs []*Run, c *Comparison) error {
 		series = append(series, s)
 	}
 	sec := section{Title: "Comparison", Note: c.Legend(), Tables: c.Tables()}
-	if len(c.Knees) > 0 {
+	if AnyKnee(c.Knees) {
 		var knees []string
 		for _, k := range c.Knees {
 			knees = append(knees, k.Describe(c.KneeRule))

@@ -168,10 +168,21 @@ func openLoop(g *Group) bool {
 	return false
 }
 
-// WriteKnees writes the knees, a line each, under a heading that says the
-// rule; nothing when there are none.
+// AnyKnee tells whether a sweep has a knee (the others still paid at
+// their highest level).
+func AnyKnee(knees []Knee) bool {
+	for _, k := range knees {
+		if k.Threads > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteKnees writes the knees, a line each (the sweeps without one too),
+// under a heading that says the rule; nothing when no sweep has a knee.
 func WriteKnees(w interface{ Write([]byte) (int, error) }, knees []Knee, rule KneeRule, markdown bool) {
-	if len(knees) == 0 {
+	if !AnyKnee(knees) {
 		return
 	}
 	head := fmt.Sprintf("Knees (%s: the level after which the next adds less than %s%% of tps while %s grows more than %s%%):",

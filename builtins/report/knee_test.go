@@ -55,6 +55,10 @@ func TestKneeOfAThreadSweep(t *testing.T) {
 		t.Errorf("comparison's knees %+v", c.Knees)
 	}
 	var buf bytes.Buffer
+	WriteKnees(&buf, c.Knees[1:], c.KneeRule, false)
+	if buf.Len() > 0 {
+		t.Errorf("a section of sweeps without a knee:\n%s", buf.String())
+	}
 	WriteKnees(&buf, c.Knees, c.KneeRule, false)
 	if !strings.Contains(buf.String(), "a: oltp_read_write: knee at 600 threads") || !strings.Contains(buf.String(), "b: oltp_read_write: no knee up to 1200 threads") {
 		t.Errorf("written:\n%s", buf.String())

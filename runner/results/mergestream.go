@@ -434,6 +434,7 @@ type stepStream struct {
 	line      []byte
 	tagErr    map[string]error
 	done      bool
+	header    bool // intervals.csv's header is written
 }
 
 func createStepStream(dir, workload string, started time.Time) (*stepStream, error) {
@@ -447,10 +448,6 @@ func createStepStream(dir, workload string, started time.Time) (*stepStream, err
 		return nil, err
 	}
 	s := &stepStream{rows: rows, log: log, cw: csv.NewWriter(rows.w), codec: newHistCodec(), tagErr: map[string]error{}}
-	if err := s.cw.Write(IntervalColumns); err != nil {
-		s.abort()
-		return nil, err
-	}
 	lw, startMS, err := beginLatencyLog(log.w, workload, started)
 	if err != nil {
 		s.abort()
@@ -460,7 +457,17 @@ func createStepStream(dir, workload string, started time.Time) (*stepStream, err
 	return s, nil
 }
 
-func (s *stepStream) row(iv Interval) error { return s.cw.Write(iv.fields()) }
+// row writes a merged row, after the header its first row says (a load
+// profile's stage columns or not).
+func (s *stepStream) row(iv Interval) error {
+	if !s.header {
+		if err := s.cw.Write(intervalHeader(iv)); err != nil {
+			return err
+		}
+		s.header = true
+	}
+	return s.cw.Write(iv.fields())
+}
 
 // interval writes an interval histogram line (see appendInterval).
 func (s *stepStream) interval(tag string, start, end time.Duration, h *sparseHist) error {
@@ -522,6 +529,10 @@ func (s *stepStream) appendInterval(b []byte, c *histCodec, tag string, start, e
 // commit renames both files into place: intervals.csv, then latency.hlog.
 func (s *stepStream) commit() error {
 	s.done = true
+	if !s.header { // no row: the header alone
+		_ = s.cw.Write(IntervalColumns)
+		s.header = true
+	}
 	s.cw.Flush()
 	if err := s.cw.Error(); err != nil {
 		s.rows.abort()

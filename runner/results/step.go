@@ -201,24 +201,36 @@ type Interval struct {
 	Target float64
 }
 
-// IntervalColumns are the columns of intervals.csv, in order (stage and
-// target empty for a step without a load profile).
+// IntervalColumns are the columns of intervals.csv, in order; a step
+// with a load profile has StageColumns after them.
 var IntervalColumns = []string{
 	"time_s", "threads", "events", "tps", "qps", "reads_per_s", "writes_per_s", "others_per_s",
-	"errors_per_s", "reconnects_per_s", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms", "stage", "target",
+	"errors_per_s", "reconnects_per_s", "lat_p50_ms", "lat_p95_ms", "lat_p99_ms", "lat_max_ms",
+}
+
+// StageColumns are the columns of a step with a load profile: each row's
+// stage and the load offered.
+var StageColumns = []string{"stage", "target"}
+
+// intervalHeader is intervals.csv's header for rows like first.
+func intervalHeader(first Interval) []string {
+	if first.Stage > 0 {
+		return append(append([]string(nil), IntervalColumns...), StageColumns...)
+	}
+	return IntervalColumns
 }
 
 func (iv Interval) fields() []string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
-	stage, target := "", ""
-	if iv.Stage > 0 {
-		stage, target = strconv.Itoa(iv.Stage), f(iv.Target)
-	}
-	return []string{
+	row := []string{
 		f(iv.Time), strconv.Itoa(iv.Threads), strconv.FormatInt(iv.Events, 10), f(iv.TPS), f(iv.QPS),
 		f(iv.ReadsPerS), f(iv.WritesPerS), f(iv.OthersPerS), f(iv.ErrorsPerS), f(iv.ReconnectsPerS),
-		f(iv.P50), f(iv.P95), f(iv.P99), f(iv.Max), stage, target,
+		f(iv.P50), f(iv.P95), f(iv.P99), f(iv.Max),
 	}
+	if iv.Stage > 0 {
+		row = append(row, strconv.Itoa(iv.Stage), f(iv.Target))
+	}
+	return row
 }
 
 // LatencyInterval is one report interval's latency histogram (µs), for
@@ -291,7 +303,11 @@ func WritePartial(dir string, s Step) error {
 func intervalsCSV(ivs []Interval) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write(IntervalColumns)
+	var first Interval
+	if len(ivs) > 0 {
+		first = ivs[0]
+	}
+	_ = w.Write(intervalHeader(first))
 	for _, iv := range ivs {
 		_ = w.Write(iv.fields())
 	}
