@@ -740,13 +740,16 @@ func (e *engine) reconnect(wk *worker) error {
 // dropped and counted; the run goes on.
 func (e *engine) scheduler() {
 	rng := rand.New(rand.NewPCG(uint64(e.opts.Seed), 0x5eed))
+	arrival := e.steadyArrivals(rng)
 	if len(e.opts.Stages) > 0 {
-		e.stagedSchedule(rng)
-		return
+		arrival = e.stagedArrivals(rng)
 	}
-	next := time.Now()
 	for !e.stop.Load() {
-		next = next.Add(time.Duration(rng.ExpFloat64() / e.opts.Rate * float64(time.Second)))
+		next, ok := arrival()
+		if !ok {
+			<-e.stopCh // no more arrivals within the profile
+			return
+		}
 		if wait := time.Until(next); wait > 0 {
 			select {
 			case <-time.After(wait):
@@ -761,6 +764,16 @@ func (e *engine) scheduler() {
 				e.tick.dropped.Add(1)
 			}
 		}
+	}
+}
+
+// steadyArrivals are the arrival times of a steady rate: exponential
+// gaps of mean 1/Rate.
+func (e *engine) steadyArrivals(rng *rand.Rand) func() (time.Time, bool) {
+	next := time.Now()
+	return func() (time.Time, bool) {
+		next = next.Add(time.Duration(rng.ExpFloat64() / e.opts.Rate * float64(time.Second)))
+		return next, true
 	}
 }
 

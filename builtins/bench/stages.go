@@ -205,34 +205,16 @@ func threadsOf(workers []*worker, p Profile, t time.Duration) int {
 	return n
 }
 
-// stagedSchedule schedules the arrivals of a rate that follows the
+// stagedArrivals are the arrival times of a rate that follows the
 // profile: a Poisson process whose rate changes over time, each arrival
 // where the profile's integral (the events expected so far) reaches the
-// sum of unit exponential gaps.
-func (e *engine) stagedSchedule(rng *rand.Rand) {
+// sum of unit exponential gaps; none past the profile's end.
+func (e *engine) stagedArrivals(rng *rand.Rand) func() (time.Time, bool) {
 	start := e.res.StartTime
 	sum := 0.0
-	for !e.stop.Load() {
+	return func() (time.Time, bool) {
 		sum += rng.ExpFloat64()
 		at, ok := e.opts.Stages.TimeOf(sum)
-		if !ok {
-			<-e.stopCh // no more arrivals within the profile
-			return
-		}
-		next := start.Add(at)
-		if wait := time.Until(next); wait > 0 {
-			select {
-			case <-time.After(wait):
-			case <-e.stopCh:
-				return
-			}
-		}
-		select {
-		case e.schedule <- next:
-		default:
-			if e.measuring.Load() {
-				e.tick.dropped.Add(1)
-			}
-		}
+		return start.Add(at), ok
 	}
 }
