@@ -394,8 +394,9 @@ type engine struct {
 	firstErr   error
 	// gated: a closed-loop run with stages, whose workers of id active
 	// and above wait.
-	gated  bool
-	active atomic.Int64
+	gated    bool
+	active   atomic.Int64
+	activeCh atomic.Pointer[chan struct{}] // closed when active changes
 }
 
 func newEngine(ctx, runCtx context.Context, cancel context.CancelFunc, wl Workload, conn Connector, opts Options, workers []*worker, sinks []Sink) *engine {
@@ -474,6 +475,8 @@ func (e *engine) run() (*Result, error) {
 		go e.scheduler()
 	}
 	if e.gated {
+		ch := make(chan struct{})
+		e.activeCh.Store(&ch)
 		e.active.Store(e.threadsAt(0))
 		go e.followStages()
 	}
@@ -540,14 +543,19 @@ func (e *engine) work(wk *worker) {
 	if e.schedule != nil {
 		thinker = nil
 	}
-	var thinkTimer, gateTimer *time.Timer
+	var thinkTimer *time.Timer
 	for !e.stop.Load() {
-		if e.gated && int64(wk.id) >= e.active.Load() {
-			// Not among the profile's threads now: look again shortly.
-			if !e.pause(&gateTimer, stageStep) {
-				return
+		if e.gated {
+			changed := *e.activeCh.Load() // before active: a change after it closes this one
+			if int64(wk.id) >= e.active.Load() {
+				// Not among the profile's threads now: wait for a change.
+				select {
+				case <-changed:
+				case <-e.stopCh:
+					return
+				}
+				continue
 			}
-			continue
 		}
 		intended, ok := e.nextStart()
 		if !ok {

@@ -166,7 +166,7 @@ func WithStages(o Options, lp LoadProfile) Options {
 }
 
 // stageStep is how often a staged closed-loop run moves its threads to
-// the profile, and how often a waiting worker looks again.
+// the profile.
 const stageStep = 5 * time.Millisecond
 
 // threadsAt is how many threads the profile runs at t since counting
@@ -177,7 +177,7 @@ func (e *engine) threadsAt(t time.Duration) int64 {
 }
 
 // followStages moves the threads that may run to the profile until the
-// run stops.
+// run stops, waking the waiting workers when they change.
 func (e *engine) followStages() {
 	t := time.NewTicker(stageStep)
 	defer t.Stop()
@@ -186,7 +186,13 @@ func (e *engine) followStages() {
 		case <-e.stopCh:
 			return
 		case <-t.C:
-			e.active.Store(e.threadsAt(time.Since(e.res.StartTime)))
+			n := e.threadsAt(time.Since(e.res.StartTime))
+			if n == e.active.Load() {
+				continue
+			}
+			next := make(chan struct{})
+			e.active.Store(n)
+			close(*e.activeCh.Swap(&next))
 		}
 	}
 }
