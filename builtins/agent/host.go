@@ -99,23 +99,18 @@ func (s *Session) sample(ctx context.Context, id int, processes []string) (telem
 	if err := s.c.send(message{Type: msgSample, Sample: &sampleRequest{ID: id, Processes: processes}}); err != nil {
 		return telemetry.Reading{}, s.gone("while its host was read")
 	}
-	for {
-		select {
-		case m, ok := <-s.msgs:
-			if !ok {
-				return telemetry.Reading{}, s.gone("while its host was read")
-			}
-			if m.Type != msgReading || m.Reading == nil || m.Reading.ID != id {
-				continue // an earlier reading that came late
-			}
-			if m.Reading.Error != "" {
-				return telemetry.Reading{}, fmt.Errorf("host %s: %s", s.Host, m.Reading.Error)
-			}
-			r := m.Reading.Reading
-			r.Time = r.Time.Add(-s.Offset)
-			return r, nil
-		case <-ctx.Done():
-			return telemetry.Reading{}, fmt.Errorf("host %s: no reading: %w", s.Host, ctx.Err())
-		}
+	m, err := s.await(ctx, "while its host was read", func(m message) bool {
+		return m.Type == msgReading && m.Reading != nil && m.Reading.ID == id
+	})
+	switch {
+	case err != nil && err == ctx.Err():
+		return telemetry.Reading{}, fmt.Errorf("host %s: no reading: %w", s.Host, ctx.Err())
+	case err != nil:
+		return telemetry.Reading{}, err
+	case m.Reading.Error != "":
+		return telemetry.Reading{}, fmt.Errorf("host %s: %s", s.Host, m.Reading.Error)
 	}
+	r := m.Reading.Reading
+	r.Time = r.Time.Add(-s.Offset)
+	return r, nil
 }

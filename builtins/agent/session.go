@@ -134,33 +134,45 @@ func (s *Session) measureClock(ctx context.Context) error {
 		if err := s.c.send(message{Type: msgPing, Clock: &clockProbe{ID: id}}); err != nil {
 			return s.gone("while its clock was measured")
 		}
-		for {
-			var m message
-			var ok bool
-			select {
-			case m, ok = <-s.msgs:
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(10 * time.Second):
-				return fmt.Errorf("agent on %s: no answer to a clock probe within 10s", s.where())
-			}
-			if !ok {
-				return s.gone("while its clock was measured")
-			}
-			if m.Type != msgPong || m.Clock == nil || m.Clock.ID != id {
-				continue
-			}
-			got := time.Now()
-			rtt := got.Sub(sent)
-			if best < 0 || rtt < best {
-				best = rtt
-				mid := sent.Add(rtt / 2)
-				s.Offset, s.RTT = time.Unix(0, m.Clock.Agent).Sub(mid), rtt
-			}
-			break
+		probe, cancel := context.WithTimeout(ctx, 10*time.Second)
+		m, err := s.await(probe, "while its clock was measured", func(m message) bool {
+			return m.Type == msgPong && m.Clock != nil && m.Clock.ID == id
+		})
+		got := time.Now()
+		cancel()
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			return fmt.Errorf("agent on %s: no answer to a clock probe within 10s", s.where())
+		case err != nil:
+			return err
+		}
+		rtt := got.Sub(sent)
+		if best < 0 || rtt < best {
+			best = rtt
+			mid := sent.Add(rtt / 2)
+			s.Offset, s.RTT = time.Unix(0, m.Clock.Agent).Sub(mid), rtt
 		}
 	}
 	return nil
+}
+
+// await waits for the agent's message that match takes, passing over
+// the others (a late answer to an earlier request): ctx's error when it
+// ends first, gone(when) when the agent does.
+func (s *Session) await(ctx context.Context, when string, match func(message) bool) (message, error) {
+	for {
+		select {
+		case m, ok := <-s.msgs:
+			if !ok {
+				return message{}, s.gone(when)
+			}
+			if match(m) {
+				return m, nil
+			}
+		case <-ctx.Done():
+			return message{}, ctx.Err()
+		}
+	}
 }
 
 // gone is the error of an agent that ended when it should not have: why

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/starbench/starbench/runner/results"
 )
 
 // Telemetry figures read from the series' columns (see package telemetry:
@@ -56,25 +58,20 @@ func (b *Benchmark) Resources() map[string]float64 {
 	if len(b.Summary.Telemetry) == 0 {
 		return out
 	}
-	var cpu, written, stmts, busy float64
-	var hasCPU, hasWritten, hasStmts bool
-	hosts := 0
+	counted := map[string]float64{}
+	busy, hosts := 0.0, 0
 	for _, ts := range b.Summary.Telemetry {
-		for name, v := range ts.Totals {
-			switch {
-			case cpuSeconds(name):
-				cpu, hasCPU = cpu+v, true
-			case name == "disk_written_bytes" || name == promNodeWritten:
-				written, hasWritten = written+v, true
-			case slices.Contains(serverStatements, name):
-				stmts, hasStmts = stmts+v, true
-			}
+		for what, v := range serverTotals(ts) {
+			counted[what] += v
 		}
 		if v, ok := ts.Avg[colCPUBusy]; ok {
 			busy += v
 			hosts++
 		}
 	}
+	cpu, hasCPU := counted[countedCPU]
+	written, hasWritten := counted[countedWritten]
+	stmts, hasStmts := counted[countedStatements]
 	if events := float64(b.Summary.Events); events > 0 {
 		if hasCPU {
 			out[ResourceServerCPU] = cpu * 1e6 / events
@@ -93,6 +90,30 @@ func (b *Benchmark) Resources() map[string]float64 {
 	return out
 }
 
+// What a series counted of the servers over a step (serverTotals).
+const (
+	countedCPU        = "cpu"        // their processes' CPU seconds
+	countedWritten    = "written"    // bytes written to disk
+	countedStatements = "statements" // statements they received
+)
+
+// serverTotals are what a series counted of the servers over its step,
+// from its counters' totals: only the figures it has.
+func serverTotals(ts results.TelemetrySeries) map[string]float64 {
+	out := map[string]float64{}
+	for name, v := range ts.Totals {
+		switch {
+		case cpuSeconds(name):
+			out[countedCPU] += v
+		case name == "disk_written_bytes" || name == promNodeWritten:
+			out[countedWritten] += v
+		case slices.Contains(serverStatements, name):
+			out[countedStatements] += v
+		}
+	}
+	return out
+}
+
 // TelemetryTable lists the telemetry of the benchmarks' steps, a row per
 // series: what it read and how often it failed, the host's average CPU
 // busy share, disk and network MB/s, and, over the step's load time, the
@@ -104,6 +125,10 @@ func TelemetryTable(benchmarks []*Benchmark) (Table, bool) {
 		Columns: []string{"step", "series", "source", "points", "failed", "CPU busy %", "disk MB/s read/written",
 			"net MB/s rx/tx", "server CPUs", "server stmts/s", "client qps"},
 		Numeric: []bool{false, false, false, true, true, true, true, true, true, true, true}}
+	runs := map[*Run]bool{}
+	for _, b := range benchmarks {
+		runs[b.Run] = true
+	}
 	for _, b := range benchmarks {
 		for _, ts := range b.Summary.Telemetry {
 			avg := func(name string) (float64, bool) { v, ok := ts.Avg[name]; return v, ok }
@@ -121,49 +146,23 @@ func TelemetryTable(benchmarks []*Benchmark) (Table, bool) {
 				}
 				return num(x/1e6) + " / " + num(y/1e6)
 			}
-			var cpus float64
-			hasCPU := false
-			var stmts float64
-			hasStmts := false
+			row := []string{stepLabel(b, len(runs)), ts.Name, ts.Source, fmt.Sprint(ts.Points), fmt.Sprint(ts.Failed),
+				cell(colCPUBusy, 1), pair(colDiskRead, colDiskWritten), pair(colNetRx, colNetTx), "", "", ""}
 			// Over the step's load time, as the client's qps is: the
 			// first and last points reach outside it.
-			for name, v := range ts.Totals {
-				switch {
-				case cpuSeconds(name):
-					cpus, hasCPU = cpus+v, true
-				case slices.Contains(serverStatements, name):
-					stmts, hasStmts = stmts+v, true
-				}
-			}
 			if secs := b.Summary.Seconds; secs > 0 {
-				cpus, stmts = cpus/secs, stmts/secs
-			} else {
-				hasCPU, hasStmts = false, false
-			}
-			row := []string{stepName(b), ts.Name, ts.Source, fmt.Sprint(ts.Points), fmt.Sprint(ts.Failed),
-				cell(colCPUBusy, 1), pair(colDiskRead, colDiskWritten), pair(colNetRx, colNetTx), "", "", ""}
-			if hasCPU {
-				row[8] = num(cpus)
-			}
-			if hasStmts {
-				row[9], row[10] = num(stmts), num(b.Summary.QPS)
+				counted := serverTotals(ts)
+				if cpus, ok := counted[countedCPU]; ok {
+					row[8] = num(cpus / secs)
+				}
+				if stmts, ok := counted[countedStatements]; ok {
+					row[9], row[10] = num(stmts/secs), num(b.Summary.QPS)
+				}
 			}
 			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t, len(t.Rows) > 0
-}
-
-// stepName names a step in a table's row: its id, workload and threads.
-func stepName(b *Benchmark) string {
-	name := fmt.Sprintf("%s t%d", b.Workload(), b.Threads())
-	if b.Step != "" {
-		name = b.Step + " " + name
-	}
-	if b.Run != nil && b.Step == "" {
-		name = b.Run.Name + " " + name
-	}
-	return name
 }
 
 // telemetryChart is one chart of a step's telemetry: the columns it

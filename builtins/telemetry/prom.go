@@ -126,17 +126,22 @@ func splitMatchers(s string) []string {
 // matches tells whether a series' labels pass the selector's matchers.
 func (sel Selector) matches(labels []*dto.LabelPair) bool {
 	for _, m := range sel.Matchers {
-		value := ""
-		for _, l := range labels {
-			if l.GetName() == m.Label {
-				value = l.GetValue()
-			}
-		}
-		if (value == m.Value) == m.Not {
+		if (labelValue(labels, m.Label) == m.Value) == m.Not {
 			return false
 		}
 	}
 	return true
+}
+
+// labelValue is a series' value of a label ("" when it has none, as
+// Prometheus reads a missing label).
+func labelValue(labels []*dto.LabelPair, name string) string {
+	for _, l := range labels {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
 }
 
 // column is the name of a series' column: the family's name, with the
@@ -147,13 +152,7 @@ func (sel Selector) column(labels []*dto.LabelPair) string {
 	}
 	var kv []string
 	for _, b := range sel.By {
-		value := ""
-		for _, l := range labels {
-			if l.GetName() == b {
-				value = l.GetValue()
-			}
-		}
-		kv = append(kv, fmt.Sprintf("%s=%q", b, value))
+		kv = append(kv, fmt.Sprintf("%s=%q", b, labelValue(labels, b)))
 	}
 	return sel.Name + "{" + strings.Join(kv, ",") + "}"
 }

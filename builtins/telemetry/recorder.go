@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -40,9 +39,8 @@ type Recorder struct {
 // series is one source's recording during a step.
 type series struct {
 	src    Source
-	rel    string // the file, relative to the step folder
-	file   *os.File
-	out    *bufio.Writer
+	rel    string   // the file, relative to the step folder
+	file   *os.File // nil when it could not be made
 	rate   rater
 	redact func(string) string
 
@@ -82,19 +80,18 @@ func (r *Recorder) Start(ctx context.Context, dir string) error {
 			s.failed, s.lastErr = 1, s.redact(err.Error())
 			continue
 		}
-		s.out = bufio.NewWriter(s.file)
 	}
 	// The first readings are the baselines of the first interval: taken
 	// before the load starts (a host's agent starts with its first).
 	var first sync.WaitGroup
 	for _, s := range r.series {
-		if s.out != nil {
+		if s.file != nil {
 			first.Go(func() { s.sample(ctx, firstTimeout) })
 		}
 	}
 	first.Wait()
 	for _, s := range r.series {
-		if s.out != nil {
+		if s.file != nil {
 			r.wg.Go(func() { s.loop(ctx, every, r.stop) })
 		}
 	}
@@ -114,7 +111,6 @@ func (r *Recorder) Stop(context.Context) error {
 	r.wg.Wait()
 	for _, s := range r.series {
 		if s.file != nil {
-			_ = s.out.Flush()
 			_ = s.file.Close()
 		}
 	}
@@ -189,6 +185,5 @@ func (s *series) write(p results.TelemetryPoint) {
 		s.lastErr = fmt.Sprintf("a point does not encode: %v", err)
 		return
 	}
-	_, _ = s.out.Write(append(line, '\n'))
-	_ = s.out.Flush()
+	_, _ = s.file.Write(append(line, '\n')) // a whole line at once: an interrupted step keeps every point read
 }

@@ -90,16 +90,7 @@ func TestMetricsAddr(t *testing.T) {
 	addr := taken.Addr().String()
 	taken.Close()
 
-	cmd := exec.Command(binary, "run", plan, "--target", "embedded", "--out", outDir(t), "--metrics-addr", addr, "--progress", "plain")
-	cmd.Dir = "../.."
-	var stdout lockedBuffer
-	cmd.Stdout, cmd.Stderr = &stdout, io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	stdout, exited := startBinary(t, "run", plan, "--target", "embedded", "--out", outDir(t), "--metrics-addr", addr, "--progress", "plain")
 	printed := func(prefix string) string {
 		for _, l := range strings.Split(stdout.String(), "\n") {
 			if strings.HasPrefix(l, prefix) {
@@ -154,6 +145,24 @@ func TestMetricsAddr(t *testing.T) {
 	}
 }
 
+// startBinary starts the built binary in the repository's root without
+// waiting for it: its standard output as it comes, and its exit. It is
+// killed at the test's end if still running.
+func startBinary(t *testing.T, args ...string) (*lockedBuffer, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = "../.."
+	stdout := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return stdout, exited
+}
+
 // lockedBuffer is a buffer a process writes while a test reads it.
 type lockedBuffer struct {
 	mu  sync.Mutex
@@ -176,24 +185,10 @@ func (b *lockedBuffer) String() string {
 // scraped while sysbench runs, its gauges say the run and its events
 // counter counts up to the events its summary records.
 func TestMetricsAddrOfAFamilyCommand(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	out := outDir(t)
+	addr, out := freeAddr(t), outDir(t)
 	// The embedded target prepares the tables it is asked to run on.
-	cmd := exec.Command(binary, "sysbench", "oltp_point_select", "--target", "embedded", "--table-size=1000",
+	_, exited := startBinary(t, "sysbench", "oltp_point_select", "--target", "embedded", "--table-size=1000",
 		"--threads=2", "--time=3", "--report-interval=1", "--metrics-addr", addr, "--out", out, "run")
-	cmd.Dir = "../.."
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	var seen map[string]float64
 	for len(exited) == 0 {
 		if m, err := scrape("http://" + addr + "/metrics"); err == nil && m["starbench_benchmark_running"] == 1 && m["starbench_events_total"] > 0 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/k8s"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/runner/livemetrics"
@@ -128,16 +129,9 @@ func segmentArgs(ctx context.Context, family string, args []string) (context.Con
 		}
 	}
 	srv.StepStarted(1, "1", command, "")
-	ctx = bench.WithProgress(ctx, func(p bench.Progress) { srv.Benchmark(metricsStatus(p)) })
+	ctx = bench.WithProgress(ctx, func(p bench.Progress) { metricsObserver{srv}.Benchmark(benchstar.Status(p)) })
 	stopStart := done
 	return ctx, out, func() { stopStart(); _ = srv.Close() }, nil
-}
-
-// metricsStatus is a family command's progress as its live metrics take it.
-func metricsStatus(p bench.Progress) livemetrics.Status {
-	return livemetrics.Status{Workload: p.Workload, Threads: p.Threads, ElapsedS: p.ElapsedS, TotalS: p.TotalS, TPS: p.TPS,
-		P50MS: p.P50MS, P95MS: p.P95MS, P99MS: p.P99MS, MaxMS: p.MaxMS, Final: p.Final, TotalEvents: p.TotalEvents,
-		TotalQueries: p.TotalQueries, ErrorsByCode: p.ErrorsByCode}
 }
 
 // startOptions makes the context a segment's steps start from: at a time

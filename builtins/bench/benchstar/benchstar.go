@@ -34,7 +34,7 @@ func Run(h runner.Host, s *runner.Step, builtin, name string, step bench.Step) (
 	}
 	step.Output = h.Out().Writer()
 	step.Redact = h.Run().Redact
-	step.Progress = func(p bench.Progress) { h.Out().Benchmark(status(p)) }
+	step.Progress = func(p bench.Progress) { h.Out().Benchmark(Status(p)) }
 	ctx := s.Context()
 	sum, _, err := bench.RunStep(ctx, dir, step)
 	if err != nil || sum == nil {
@@ -47,14 +47,14 @@ func Run(h runner.Host, s *runner.Step, builtin, name string, step bench.Step) (
 	return Record{Dir: rel, Summary: sum}, nil
 }
 
-// status is a step's progress as the run's live view takes it.
-func status(p bench.Progress) runner.BenchmarkStatus {
+// Status is a step's progress as the run's live view (and live metrics) take it.
+func Status(p bench.Progress) runner.BenchmarkStatus {
 	b := runner.BenchmarkStatus{Workload: p.Workload, Threads: p.Threads, ElapsedS: p.ElapsedS, TotalS: p.TotalS, TPS: p.TPS,
 		P99MS: p.P99MS, Errors: p.Errors, Reconnects: p.Reconnects, Final: p.Final, Client: p.Client,
 		P50MS: p.P50MS, P95MS: p.P95MS, MaxMS: p.MaxMS, TotalEvents: p.TotalEvents, TotalQueries: p.TotalQueries,
 		ErrorsByCode: p.ErrorsByCode}
 	for _, part := range p.Parts {
-		b.Parts = append(b.Parts, status(part))
+		b.Parts = append(b.Parts, Status(part))
 	}
 	return b
 }

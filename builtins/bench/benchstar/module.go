@@ -199,7 +199,7 @@ func runTogether(h runner.Host, s *runner.Step, builtin, name string, loads []*L
 		return Record{}, err
 	}
 	t.Output, t.Redact = h.Out().Writer(), h.Run().Redact
-	t.Progress = func(p bench.Progress) { h.Out().Benchmark(status(p)) }
+	t.Progress = func(p bench.Progress) { h.Out().Benchmark(Status(p)) }
 	t.Hooks = HooksFor(h, loads[0].Interval)
 	ctx := s.Context()
 	sum, err := bench.RunTogether(ctx, dir, t)
