@@ -391,23 +391,8 @@ def main(p):
     print("dirs", json.encode(sorted(c.data_dirs())))
     c.destroy()
 `, global, key, stub.Tiup))
-		real := plantest.Evaluate(t, plan, "", modules, runner.Options{})
-		if real.Err != nil {
-			t.Fatal(plantest.Backtrace(real.Err))
-		}
-		dry := plantest.Evaluate(t, plan, "", modules, runner.Options{DryRun: true})
-		if dry.Err != nil {
-			t.Fatal(plantest.Backtrace(dry.Err))
-		}
-		line := func(out string) string {
-			for _, l := range strings.Split(out, "\n") {
-				if strings.HasPrefix(l, "dirs ") {
-					return l
-				}
-			}
-			return "(none)"
-		}
-		if got, want := line(dry.Stdout), line(real.Stdout); got != want || !strings.Contains(want, "10.0.1.6") {
+		real, dry := realAndDry(t, plan)
+		if got, want := printedLine(dry, "dirs "), printedLine(real, "dirs "); got != want || !strings.Contains(want, "10.0.1.6") {
 			t.Errorf("global data_dir %q: dry run's data_dirs\n  %s\ntiup's\n  %s", global, got, want)
 		}
 	}
@@ -474,36 +459,21 @@ def main(p):
     print("tikv", json.encode([e["url"] for e in c.metrics_endpoints(roles = ["tikv"], node_exporter_port = None)]))
     c.destroy()
 `, key, stub.Tiup))
-	line := func(out, prefix string) string {
-		for _, l := range strings.Split(out, "\n") {
-			if strings.HasPrefix(l, prefix) {
-				return l
-			}
-		}
-		return "(none)"
-	}
-	real := plantest.Evaluate(t, plan, "", modules, runner.Options{})
-	if real.Err != nil {
-		t.Fatal(plantest.Backtrace(real.Err))
-	}
-	dry := plantest.Evaluate(t, plan, "", modules, runner.Options{DryRun: true})
-	if dry.Err != nil {
-		t.Fatal(plantest.Backtrace(dry.Err))
-	}
+	real, dry := realAndDry(t, plan)
 	for _, want := range []string{
 		"tidb-10.0.1.3_10080 http://10.0.1.3:10080/metrics", "tidb-10.0.1.3_10081 http://10.0.1.3:10081/metrics",
 		"tikv-10.0.1.4_20180 http://10.0.1.4:20180/metrics", "tikv-10.0.1.4_20181 http://10.0.1.4:20181/metrics",
 		"pd-10.0.1.1_2379 http://10.0.1.1:2379/metrics", "pd-10.0.1.2_2479 http://10.0.1.2:2479/metrics",
 		"node-10.0.1.9 http://10.0.1.9:9100/metrics", "node-10.0.1.4 http://10.0.1.4:9100/metrics",
 	} {
-		if !strings.Contains(line(real.Stdout, "endpoints "), want) {
-			t.Errorf("from tiup's display: %s lacks %q", line(real.Stdout, "endpoints "), want)
+		if !strings.Contains(printedLine(real, "endpoints "), want) {
+			t.Errorf("from tiup's display: %s lacks %q", printedLine(real, "endpoints "), want)
 		}
 	}
-	if got, want := line(dry.Stdout, "endpoints "), line(real.Stdout, "endpoints "); got != want {
+	if got, want := printedLine(dry, "endpoints "), printedLine(real, "endpoints "); got != want {
 		t.Errorf("the dry run's endpoints\n  %s\ntiup's\n  %s", got, want)
 	}
-	if got := line(real.Stdout, "tikv "); got != `tikv ["http://10.0.1.4:20180/metrics","http://10.0.1.4:20181/metrics"]` {
+	if got := printedLine(real, "tikv "); got != `tikv ["http://10.0.1.4:20180/metrics","http://10.0.1.4:20181/metrics"]` {
 		t.Errorf("TiKV's alone: %s", got)
 	}
 	// A role whose metrics port it does not know is refused, not guessed.
@@ -532,4 +502,30 @@ func identityFile(t *testing.T) string {
 		t.Skip(msg)
 	}
 	return key
+}
+
+// realAndDry runs a plan for real, then as a dry run, and returns what
+// each printed.
+func realAndDry(t *testing.T, plan string) (real, dry string) {
+	t.Helper()
+	r := plantest.Evaluate(t, plan, "", modules, runner.Options{})
+	if r.Err != nil {
+		t.Fatal(plantest.Backtrace(r.Err))
+	}
+	d := plantest.Evaluate(t, plan, "", modules, runner.Options{DryRun: true})
+	if d.Err != nil {
+		t.Fatal(plantest.Backtrace(d.Err))
+	}
+	return r.Stdout, d.Stdout
+}
+
+// printedLine is the first line of out that starts with prefix, "(none)"
+// when there is none.
+func printedLine(out, prefix string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return "(none)"
 }
