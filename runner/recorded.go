@@ -170,6 +170,19 @@ func (rp *replay) lookup(id string, info StepInfo, hash, pos string) (record *re
 	return nil, nil
 }
 
+// completedChild is the end record of child step id when it completed
+// with hash in the run being resumed, under a parent that started there
+// with parentHash; nil otherwise.
+func (rp *replay) completedChild(id, hash, parentID, parentHash string) *results.JournalRecord {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	end, done := rp.ends[id]
+	if !done || end.Outcome != "ok" || end.Hash != hash || rp.starts[parentID].Hash != parentHash {
+		return nil
+	}
+	return &end
+}
+
 // result loads a completed step's recorded result.
 func (rp *replay) result(end *results.JournalRecord) (json.RawMessage, error) {
 	if end.ResultFile == "" {

@@ -68,6 +68,7 @@ type Step struct {
 	info   StepInfo
 	pos    string
 	thread *starlark.Thread // the calling thread, nil for Go-level children
+	parent *Step            // the step that made it with Child, nil for a plan's step
 
 	mu        sync.Mutex
 	nextChild int
@@ -126,7 +127,29 @@ func (s *Step) Child(info StepInfo) *Step {
 	s.nextChild++
 	n := s.nextChild
 	s.mu.Unlock()
-	return &Step{run: s.run, id: s.id + "." + strconv.Itoa(n), info: info, pos: s.pos}
+	return &Step{run: s.run, id: s.id + "." + strconv.Itoa(n), info: info, pos: s.pos, parent: s}
+}
+
+// ExecuteOrReplay journals a child step (from Child) around run, as
+// Execute does, unless the run resumes one in which this child already
+// completed: its parent started there with the same builtin and
+// arguments, and it completed with the same. Then replay is handed the
+// record run returned then, the child is journaled as replayed and
+// replayed is true. A step whose children depend on each other's
+// results (a capacity search's probes) takes up its completed children
+// so; a plan's own steps are replayed by the runner.
+func (s *Step) ExecuteOrReplay(run func(*Step) (any, error), replay func(json.RawMessage) error) (replayed bool, err error) {
+	r := s.run
+	if r.replay != nil && !r.opts.DryRun && s.parent != nil {
+		hash := s.hash()
+		if done := r.replay.completedChild(s.id, hash, s.parent.id, s.parent.hash()); done != nil {
+			_, err := s.replayed(done, hash, func(_ *Step, raw json.RawMessage) (starlark.Value, error) {
+				return starlark.None, replay(raw)
+			})
+			return err == nil, err
+		}
+	}
+	return false, s.Execute(run)
 }
 
 // Execute journals the step around fn, which returns the record to keep.

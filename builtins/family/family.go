@@ -187,6 +187,7 @@ const (
 	Seed          // int: the run's seed (0: the step's)
 	TagsRole      // tags: kept with the step
 	Segment       // string: "i/n", one slice of the load
+	Rate          // int or float: events per second, open loop (0: closed loop)
 )
 
 // Option is one option of a family's call.

@@ -51,7 +51,7 @@ func (Family) RunOptions() []family.Option {
 		{Name: "time", Kind: family.Duration, Default: 10 * time.Second, Role: family.Time, Help: "how long (0: until events)"},
 		{Name: "events", Kind: family.Int, Default: int64(0), Role: family.Events, Help: "how many transactions (0: until time)", Check: family.AtLeast(0)},
 		{Name: "report_interval", Kind: family.Duration, Default: time.Duration(0), Role: family.Interval, Help: "an interval line this often (0: none)"},
-		{Name: "rate", Kind: family.Float, Default: 0.0, Help: "transactions per second, open loop (0: closed loop)", Check: family.AtLeast(0)},
+		{Name: "rate", Kind: family.Float, Default: 0.0, Role: family.Rate, Help: "transactions per second, open loop (0: closed loop)", Check: family.AtLeast(0)},
 		{Name: "warmup_time", Kind: family.Duration, Default: time.Duration(0), Help: "uncounted load before the measured time"},
 		{Name: "seed", Kind: family.Int, Default: int64(0), Role: family.Seed, Help: "the run's seed (0: the step's)"},
 		{Name: "ignore_errors", Kind: family.Codes, Default: []uint16{}, Help: "MySQL error codes counted and retried instead of stopping the run"},

@@ -69,7 +69,11 @@ func (o ReportOptions) WriteHTML(w io.Writer, runs []*Run) error {
 		p.Banners = append(p.Banners, r.Manifest.Banners...)
 	}
 	benchmarks := Benchmarks(runs)
-	p.Empty = len(benchmarks) == 0
+	p.Empty = len(benchmarks) == 0 && len(Capacities(runs)) == 0
+	for _, c := range Capacities(runs) {
+		p.Sections = append(p.Sections, section{Title: "capacity: " + c.Workload, Note: c.Describe() + ".",
+			Tables: []Table{CapacityTable(c)}, Charts: capacityCharts(c)})
+	}
 	// The page shows each merged step's parts under it (a row each).
 	tables := ReportOptions{Parts: true}.WorkloadTables(benchmarks)
 	for i, wl := range workloads(benchmarks) {

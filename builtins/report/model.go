@@ -25,6 +25,9 @@ type Run struct {
 	Name       string // the folder's base name
 	Manifest   results.Manifest
 	Benchmarks []*Benchmark
+	// Capacities are the run's capacity searches (bench.capacity), in
+	// step order; their probes are not benchmarks of the run.
+	Capacities []*results.Capacity
 }
 
 // Benchmark is one benchmark step (or the single benchmark of a
@@ -115,6 +118,13 @@ func Load(dir string) (*Run, error) {
 			b.Telemetry = append(b.Telemetry, TelemetryData{TelemetrySeries: ts, Points: points})
 		}
 		r.Benchmarks = append(r.Benchmarks, b)
+	}
+	for _, cd := range results.CapacityDirs(dir) {
+		c, err := results.ReadCapacity(cd)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNotResults, err)
+		}
+		r.Capacities = append(r.Capacities, c)
 	}
 	return r, nil
 }

@@ -322,6 +322,8 @@ type jsonRun struct {
 	Dir        string          `json:"dir"`
 	Manifest   jsonManifest    `json:"manifest"`
 	Benchmarks []jsonBenchmark `json:"benchmarks"`
+	// Capacities are the run's capacity searches (none: left out).
+	Capacities []*results.Capacity `json:"capacities,omitempty"`
 }
 
 // jsonManifest is the part of the manifest a JSON report shows: what a
@@ -389,7 +391,7 @@ type jsonPart struct {
 func WriteJSON(w io.Writer, runs []*Run) error {
 	var out []jsonRun
 	for _, r := range runs {
-		jr := jsonRun{Dir: r.Dir, Manifest: manifestJSON(&r.Manifest), Benchmarks: []jsonBenchmark{}}
+		jr := jsonRun{Dir: r.Dir, Manifest: manifestJSON(&r.Manifest), Benchmarks: []jsonBenchmark{}, Capacities: r.Capacities}
 		for _, b := range r.Benchmarks {
 			jb := jsonBenchmark{Step: b.Step, Dir: b.Dir, Summary: b.Summary}
 			for _, p := range b.Parts {
@@ -454,8 +456,11 @@ func (o ReportOptions) WriteReport(w io.Writer, runs []*Run, markdown bool) {
 		}
 	}
 	benchmarks := Benchmarks(runs)
+	WriteCapacities(w, runs, markdown)
 	if len(benchmarks) == 0 {
-		fmt.Fprintln(w, "No benchmark steps.")
+		if len(Capacities(runs)) == 0 {
+			fmt.Fprintln(w, "No benchmark steps.")
+		}
 		return
 	}
 	tables := o.WorkloadTables(benchmarks)

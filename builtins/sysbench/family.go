@@ -62,6 +62,7 @@ func engineOptions() []family.Option {
 		{Name: "time", Kind: family.Duration, Role: family.Time, Help: "how long", Check: wholeSeconds},
 		{Name: "events", Kind: family.Int, Role: family.Events, Help: "how many events"},
 		{Name: "report_interval", Kind: family.Duration, Role: family.Interval, Help: "interval lines", Check: wholeSeconds},
+		{Name: "rate", Kind: family.Int, Role: family.Rate, Help: "events/s, open loop (0: closed loop)"},
 		{Name: "warmup_time", Kind: family.Duration, Help: "uncounted load first", Check: wholeSeconds},
 		{Name: "rand_seed", Kind: family.Int, Role: family.Seed, Help: "the statement stream's seed"},
 	}

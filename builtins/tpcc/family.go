@@ -71,7 +71,7 @@ func (Family) RunOptions() []family.Option {
 		{Name: "wait", Kind: family.Bool, Default: false, Help: "keying and think times"},
 		{Name: "isolation", Kind: family.String, Default: "", Help: "set before each transaction"},
 		{Name: "ignore_errors", Kind: family.Value, Help: "None (the defaults), \"all\" or MySQL error codes"},
-		{Name: "rate", Kind: family.Float, Default: 0.0, Help: "transactions a second, open loop", Check: family.AtLeast(0)},
+		{Name: "rate", Kind: family.Float, Default: 0.0, Role: family.Rate, Help: "transactions a second, open loop", Check: family.AtLeast(0)},
 		{Name: "warmup_time", Kind: family.Duration, Default: time.Duration(0), Help: "uncounted load first"},
 		{Name: "seed", Kind: family.Int, Default: int64(0), Role: family.Seed, Help: "the run's seed (0: the step's)"},
 		{Name: "tags", Kind: family.Tags, Default: map[string]string{}, Role: family.TagsRole, Help: "kept with the step"},

@@ -32,10 +32,14 @@ func Run(h runner.Host, s *runner.Step, builtin, name string, step bench.Step) (
 	if err != nil {
 		return Record{}, err
 	}
+	return RunIn(s.Context(), h, dir, builtin, step)
+}
+
+// RunIn runs step as Run does, into the folder dir (a capacity probe's).
+func RunIn(ctx context.Context, h runner.Host, dir, builtin string, step bench.Step) (Record, error) {
 	step.Output = h.Out().Writer()
 	step.Redact = h.Run().Redact
 	step.Progress = func(p bench.Progress) { h.Out().Benchmark(Status(p)) }
-	ctx := s.Context()
 	sum, _, err := bench.RunStep(ctx, dir, step)
 	if err != nil || sum == nil {
 		return Record{}, fmt.Errorf("%s: %w", builtin, err)

@@ -29,6 +29,13 @@ type Load struct {
 	// SetTime and SetInterval change them (together's time= and
 	// report_interval=); an error says why the family cannot.
 	SetTime, SetInterval func(time.Duration) error
+	// SetThreads and SetRate change the load's threads and its rate
+	// (events per second, open loop; a family whose rate is whole rounds
+	// it), for the probes of bench.capacity; an error says why the family
+	// cannot.
+	SetThreads func(int) error
+	SetRate    func(float64) error
+	WholeRate  bool // the family's rate is whole events per second (sysbench's)
 	// Text is the equivalent command line, Args the journal's summary of
 	// the arguments, both as they are when called (after any Set).
 	Text func() string

@@ -21,6 +21,7 @@ var Module = &starlarkstruct.Module{
 	Name: "bench",
 	Members: starlark.StringDict{
 		"together": starlark.NewBuiltin("bench.together", together),
+		"capacity": starlark.NewBuiltin("bench.capacity", capacity),
 	},
 }
 
@@ -44,6 +45,23 @@ var Doc = runner.ModuleDoc{
 				"session dies fails its part naming the host (its streamed intervals are kept), and no agent outlives the step. " +
 				"Returns a struct like sysbench.run's (the merged figures) " +
 				"with parts: a list of structs (name, dir, workload, target, client, status, error)."},
+		{Name: "bench.capacity", Signature: "bench.capacity(part, slo, rate=None, threads=None, step_time=\"60s\", precision=\"5%\", report_interval=None, name=\"capacity\", tags={})",
+			Doc: "Finds the highest load of part (from sysbench.part, tpcc.part or mix.part) that holds slo, as one step. " +
+				"rate=(lo, hi) searches events per second, open loop: latency counts from each event's scheduled start, so a server that falls " +
+				"behind cannot hide its queue (the part's threads serve the rate: give enough); threads=(lo, hi) searches threads, closed loop. " +
+				"slo bounds p50, p90, p95, p99, p99.9, p99.99, max or avg latency (\"50ms\") and errors (\"0.1%\" of the events tried); " +
+				"a probe that dropped events (its backlog overflowed) or completed none breaks it too. Each probe runs the part for step_time at one load: " +
+				"first lo, then double until a probe breaks the SLO (at most hi), then bisect (geometrically) between the highest load that held and " +
+				"the lowest that broke until they are within precision of each other: at most log2(hi/lo)+1 probes to bracket and " +
+				"log2(ln 2/ln(1+precision)) to bisect. Each probe is a child step with its own folder steps/<id>-NAME/probes/<k>-<load>/ " +
+				"(summary, intervals, histograms, telemetry) and a line of output; the search writes steps/<id>-NAME/capacity.json, which " +
+				"report shows (the answer, the probes and a chart of latency against load with the SLO's line). A resumed run takes up the " +
+				"probes the search completed and goes on from there. A search that cannot bracket the answer within (lo, hi) is a result, not " +
+				"an error: found is False and bound says \"below\" (lo breaks the SLO) or \"above\" (hi holds it). A probe that fails (the server " +
+				"went away) fails the step; its probes so far are kept. Returns a struct: found, bound, answer (the highest load that held; " +
+				"None below the range), rate or threads (the same), unit, tps (the answer's probe), slo, workload, dir, text (the answer in a line) " +
+				"and probes: a list of structs (probe, load, tps, latency (p50 ... p9999, avg, max in ms), errors_pct, holds, broken, dir, replayed). " +
+				"The search sets the part's time, and its rate or threads, as each probe needs."},
 	},
 }
 

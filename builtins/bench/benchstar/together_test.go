@@ -19,6 +19,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench/benchstar"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/dbstar"
+	"github.com/starbench/starbench/builtins/mix/mixstar"
 	"github.com/starbench/starbench/builtins/sysbench/sysbenchstar"
 	"github.com/starbench/starbench/builtins/tpcc/tpccstar"
 	"github.com/starbench/starbench/internal/sandbox"
@@ -30,7 +31,7 @@ import (
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }
 
-var modules = starlark.StringDict{"db": dbstar.Module, "sysbench": sysbenchstar.Module, "tpcc": tpccstar.Module, "bench": benchstar.Module}
+var modules = starlark.StringDict{"db": dbstar.Module, "sysbench": sysbenchstar.Module, "tpcc": tpccstar.Module, "mix": mixstar.Module, "bench": benchstar.Module}
 
 func TestSnippets(t *testing.T) {
 	plantest.RunSnippets(t, "../../../testdata/bench/*.star", modules)

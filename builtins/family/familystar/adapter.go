@@ -510,15 +510,12 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if len(profile.Stages) > 0 {
 		l.Time = profile.Stages.Total()
 	}
-	reset := func(opt string, ok bool, d time.Duration) error {
+	reset := func(opt string, ok bool, x any) error {
 		if !ok {
 			return fmt.Errorf("a %s run has no such option", f.Name())
 		}
-		if d <= 0 {
-			return fmt.Errorf("must be positive, got %v", d)
-		}
 		v := maps(c.v)
-		v[opt] = d
+		v[opt] = x
 		if err := family.Check(opts, v); err != nil {
 			return err
 		}
@@ -529,6 +526,18 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 		c.v, r = v, again
 		return nil
 	}
+	positive := func(opt string, ok bool, d time.Duration) error {
+		if d <= 0 {
+			return fmt.Errorf("must be positive, got %v", d)
+		}
+		return reset(opt, ok, d)
+	}
+	fixedProfile := func() error {
+		if len(profile.Stages) > 0 {
+			return fmt.Errorf("its load profile (%s=) sets its load", profileKeyword(profile))
+		}
+		return nil
+	}
 	l.SetTime = func(d time.Duration) error {
 		if len(profile.Stages) > 0 {
 			if d == profile.Stages.Total() {
@@ -536,18 +545,46 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 			}
 			return fmt.Errorf("its load profile lasts %v", profile.Stages.Total())
 		}
-		if err := reset(timeOpt, hasTime, d); err != nil {
+		if err := positive(timeOpt, hasTime, d); err != nil {
 			return err
 		}
 		l.Time = d
 		return nil
 	}
 	l.SetInterval = func(d time.Duration) error {
-		if err := reset(intervalOpt, hasInterval, d); err != nil {
+		if err := positive(intervalOpt, hasInterval, d); err != nil {
 			return err
 		}
 		l.Interval = d
 		return nil
+	}
+	l.SetThreads = func(n int) error {
+		if err := fixedProfile(); err != nil {
+			return err
+		}
+		o, ok := family.ByRole(opts, family.Threads)
+		if err := reset(o.Name, ok, int64(n)); err != nil {
+			return err
+		}
+		l.Name = r.Label()
+		if !fromRun {
+			l.Name += cli.SegmentSuffix(seg)
+		}
+		return nil
+	}
+	if o, ok := family.ByRole(opts, family.Rate); ok {
+		l.WholeRate = o.Kind == family.Int
+	}
+	l.SetRate = func(rate float64) error {
+		if err := fixedProfile(); err != nil {
+			return err
+		}
+		o, ok := family.ByRole(opts, family.Rate)
+		var x any = rate
+		if o.Kind == family.Int {
+			x = int64(math.Round(rate))
+		}
+		return reset(o.Name, ok, x)
 	}
 	l.Step = func(seed int64) (bench.Step, error) {
 		conn, err := a.connector(c)

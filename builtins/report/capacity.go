@@ -1,0 +1,114 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/starbench/starbench/runner/results"
+)
+
+// Capacities lists the capacity searches of several runs.
+func Capacities(runs []*Run) []*results.Capacity {
+	var out []*results.Capacity
+	for _, r := range runs {
+		out = append(out, r.Capacities...)
+	}
+	return out
+}
+
+// CapacityTable is a search's probes in the order they ran: the load,
+// what it served, the latencies its SLO bounds, and the verdict.
+func CapacityTable(c *results.Capacity) Table {
+	t := Table{Title: fmt.Sprintf("%s (%s): probes of %s s", c.Name, c.Dir, results.FormatLoad(c.StepSeconds)),
+		Columns: []string{"probe", c.Unit(), "tps"}, Numeric: []bool{true, true, true}}
+	keys := capacityLatencyKeys(c)
+	for _, k := range keys {
+		t.Columns, t.Numeric = append(t.Columns, k+" ms"), append(t.Numeric, true)
+	}
+	t.Columns, t.Numeric = append(t.Columns, "errors %", "SLO"), append(t.Numeric, true, false)
+	for _, p := range c.Probes {
+		row := []string{fmt.Sprint(p.Probe), results.FormatLoad(p.Load), num(p.TPS)}
+		for _, k := range keys {
+			row = append(row, num(p.Latency[k]))
+		}
+		verdict := "holds"
+		if !p.Holds {
+			verdict = "breaks: " + strings.Join(p.Broken, "; ")
+		}
+		row = append(row, fmt.Sprintf("%.3g", p.ErrorsPct), verdict)
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// capacityLatencyKeys are the latencies a search's table and chart show:
+// those its SLO bounds, else p99.
+func capacityLatencyKeys(c *results.Capacity) []string {
+	var keys []string
+	for _, k := range []string{"p50", "p90", "p95", "p99", "p99.9", "p99.99", "avg", "max"} {
+		if _, ok := c.SLO[k+"_ms"]; ok {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		keys = []string{"p99"}
+	}
+	return keys
+}
+
+// WriteCapacities writes each search's answer and its probes' table.
+func WriteCapacities(w io.Writer, runs []*Run, markdown bool) {
+	for _, c := range Capacities(runs) {
+		if markdown {
+			fmt.Fprintf(w, "## Capacity: %s\n\n%s.\n\n", c.Workload, c.Describe())
+			WriteMarkdown(w, []Table{CapacityTable(c)})
+		} else {
+			fmt.Fprintf(w, "%s\n", c.Describe())
+			WriteText(w, []Table{CapacityTable(c)})
+		}
+	}
+}
+
+// capacityCharts are a search's latency against its loads, with the
+// SLO's bound as a dashed line, and the tps served against the load
+// offered (a dashed line where they are equal), a marker per probe.
+func capacityCharts(c *results.Capacity) []*Chart {
+	probes := c.SortedProbes()
+	if len(probes) == 0 {
+		return nil
+	}
+	var loads, tps []float64
+	top := 0.0
+	for _, p := range probes {
+		loads, tps = append(loads, p.Load), append(tps, p.TPS)
+		top = math.Max(top, p.Load)
+	}
+	var lat []SeriesData
+	for i, k := range capacityLatencyKeys(c) {
+		s := SeriesData{Name: k, Key: k, Color: 2 * i}
+		for _, p := range probes {
+			s.Values = append(s.Values, p.Latency[k])
+		}
+		lat = append(lat, s)
+		if limit, ok := c.SLO[k+"_ms"]; ok {
+			lat = append(lat, SeriesData{Name: k + " SLO " + results.FormatLoad(limit) + " ms", Key: k + " slo", Color: 1, Dashed: true,
+				X: []float64{0, top}, Values: []float64{limit, limit}})
+		}
+	}
+	xlabel := c.Unit() + " offered"
+	if c.Over == "threads" {
+		xlabel = "threads"
+	}
+	charts := []*Chart{lineChartTo(c.Workload+": latency against load", xlabel, "latency (ms)", loads, lat, 0)}
+	served := []SeriesData{{Name: "tps served", Key: "tps", Values: tps, Color: 0}}
+	if c.Over == "rate" {
+		served = append(served, SeriesData{Name: "offered", Key: "offered", Color: 7, Dashed: true, X: []float64{0, top}, Values: []float64{0, top}})
+	}
+	charts = append(charts, lineChartTo(c.Workload+": throughput against load", xlabel, "transactions per second", loads, served, 0))
+	for _, ch := range charts {
+		ch.Kind, ch.Step = "capacity", c.Dir
+	}
+	return charts
+}
