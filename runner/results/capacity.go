@@ -21,14 +21,14 @@ const (
 // Capacity is a capacity search: the highest load (a rate, or threads)
 // whose probe held the SLO.
 type Capacity struct {
-	Name     string            `json:"name"`
-	Dir      string            `json:"dir,omitempty"` // the search's step folder, relative to the results folder
-	Workload string            `json:"workload"`
-	Family   string            `json:"family"`
-	Target   string            `json:"target,omitempty"`
+	Name     string `json:"name"`
+	Dir      string `json:"dir,omitempty"` // the search's step folder, relative to the results folder
+	Workload string `json:"workload"`
+	Family   string `json:"family"`
+	Target   string `json:"target,omitempty"`
 	// Threads are the threads that served a rate (open loop).
-	Threads int `json:"threads,omitempty"`
-	Tags     map[string]string `json:"tags,omitempty"`
+	Threads int               `json:"threads,omitempty"`
+	Tags    map[string]string `json:"tags,omitempty"`
 	// Over is "rate" (open loop, events per second) or "threads" (closed
 	// loop).
 	Over string `json:"over"`
