@@ -310,6 +310,7 @@ type worker struct {
 	kind    KindReporter // w, when the workload is Kinded
 	session Session      // counts every query into stats
 	stats   *workerStats
+	stage   int32 // the stage whose weights w draws by (weighted runs)
 }
 
 // lastKind is the kind of the worker's last event, -1 when the workload
@@ -355,6 +356,9 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	// Sessions are bound to runCtx (see bind): they close before it ends.
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if err := checkWeights(wl, opts.Stages); err != nil {
+		return nil, err
+	}
 	workers, err := startWorkers(ctx, wl, conn, opts)
 	defer closeWorkers(workers)
 	if err != nil {
@@ -397,6 +401,10 @@ type engine struct {
 	gated    bool
 	active   atomic.Int64
 	activeCh atomic.Pointer[chan struct{}] // closed when active changes
+	// weighted: a run whose stages have weights of their own; stage is
+	// the stage (1-based) the run is in.
+	weighted bool
+	stage    atomic.Int32
 }
 
 func newEngine(ctx, runCtx context.Context, cancel context.CancelFunc, wl Workload, conn Connector, opts Options, workers []*worker, sinks []Sink) *engine {
@@ -413,6 +421,7 @@ func newEngine(ctx, runCtx context.Context, cancel context.CancelFunc, wl Worklo
 	}
 	e.tick = newTicker(e.res, workers, opts, sinks)
 	e.gated = len(opts.Stages) > 0 && opts.Rate == 0
+	e.weighted = opts.Stages.Weighted()
 	if opts.Rate > 0 {
 		backlog := int(opts.Rate * 2)
 		e.schedule = make(chan time.Time, min(max(backlog, 100), 1<<20))
@@ -479,6 +488,10 @@ func (e *engine) run() (*Result, error) {
 		e.activeCh.Store(&ch)
 		e.active.Store(e.threadsAt(0))
 		go e.followStages()
+	}
+	if e.weighted {
+		e.stage.Store(1)
+		go e.followWeights()
 	}
 	tickDone := make(chan struct{})
 	go func() {
@@ -560,6 +573,12 @@ func (e *engine) work(wk *worker) {
 		intended, ok := e.nextStart()
 		if !ok {
 			return
+		}
+		if e.weighted {
+			if st := e.stage.Load(); st != wk.stage {
+				wk.stage = st
+				wk.w.(Reweighter).SetWeights(e.opts.Stages[st-1].Weights)
+			}
 		}
 		measuring := e.measuring.Load()
 		if !e.takeEvent(measuring) {
@@ -807,6 +826,9 @@ func startWorkers(ctx context.Context, wl Workload, conn Connector, opts Options
 				return nil, fmt.Errorf("the workload has kinds of events but its worker %T does not report them (KindReporter)", w)
 			}
 			workers[i].kind = kr
+		}
+		if _, ok := w.(Reweighter); opts.Stages.Weighted() && !ok {
+			return nil, fmt.Errorf("stages: the workload's workers (%T) cannot draw by other weights: its phases set only their time and load", w)
 		}
 	}
 	parallel := opts.ConnectParallel

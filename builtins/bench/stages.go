@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 )
 
@@ -15,6 +16,31 @@ import (
 type Stage struct {
 	Duration time.Duration
 	Target   float64
+	// Jump makes the stage start at its Target, not ramp to it: a phase
+	// (BenchBase's), whose load holds from its first moment.
+	Jump bool
+	// Weights, when set, are the weights of the workload's kinds of event
+	// (in its Kinds order) during the stage, in place of its own: a
+	// phase's mix. The workload's workers must be Reweighters.
+	Weights []int64
+}
+
+// Reweighter is a worker of a Kinded workload whose draw of the next
+// event's kind can follow other weights (a phase's).
+type Reweighter interface {
+	// SetWeights draws the next events by weights (by kind, in the
+	// workload's Kinds order); nil restores the workload's own.
+	SetWeights(weights []int64)
+}
+
+// Weighted says whether some stage has weights of its own.
+func (p Profile) Weighted() bool {
+	for _, s := range p {
+		if s.Weights != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Profile is a load that changes over one step: its stages, in order.
@@ -32,6 +58,16 @@ func (p Profile) Check() error {
 		}
 		if s.Target < 0 || math.IsNaN(s.Target) || math.IsInf(s.Target, 0) {
 			return fmt.Errorf("stages: stage %d's target %v is not a load (0 or more)", i+1, s.Target)
+		}
+		total := int64(0)
+		for _, w := range s.Weights {
+			if w < 0 {
+				return fmt.Errorf("stages: stage %d's weights %v: a weight is 0 or more", i+1, s.Weights)
+			}
+			total += w
+		}
+		if s.Weights != nil && total == 0 {
+			return fmt.Errorf("stages: stage %d's weights are all 0: no event could be drawn", i+1)
 		}
 	}
 	return nil
@@ -71,6 +107,9 @@ func (p Profile) At(t time.Duration) (float64, int) {
 	from := 0.0
 	var begin time.Duration
 	for i, s := range p {
+		if s.Jump {
+			from = s.Target
+		}
 		if t < begin+s.Duration {
 			f := float64(t-begin) / float64(s.Duration)
 			return from + (s.Target-from)*math.Max(0, f), i + 1
@@ -92,6 +131,9 @@ func (p Profile) Integral(t time.Duration) float64 {
 	for _, s := range p {
 		if t <= begin {
 			return sum
+		}
+		if s.Jump {
+			from = s.Target
 		}
 		span := min(t-begin, s.Duration)
 		f := float64(span) / float64(s.Duration)
@@ -120,6 +162,9 @@ func (p Profile) TimeOf(sum float64) (time.Duration, bool) {
 	from, acc := 0.0, 0.0
 	var begin time.Duration
 	for _, s := range p {
+		if s.Jump {
+			from = s.Target
+		}
 		d := s.Duration.Seconds()
 		area := (from + s.Target) / 2 * d
 		if acc+area >= sum {
@@ -145,6 +190,9 @@ func (p Profile) TimeOf(sum float64) (time.Duration, bool) {
 type LoadProfile struct {
 	Stages Profile
 	Rate   bool
+	// Phases: the stages are a run's phases (BenchBase's), each holding
+	// its load from its start, with weights of its own where given.
+	Phases bool
 }
 
 // WithStages makes the options of a whole load follow lp (no stages: o
@@ -222,5 +270,41 @@ func (e *engine) stagedArrivals(rng *rand.Rand) func() (time.Time, bool) {
 		sum += rng.ExpFloat64()
 		at, ok := e.opts.Stages.TimeOf(sum)
 		return start.Add(at), ok
+	}
+}
+
+// checkWeights checks that a workload can follow the weights of a
+// profile's stages: it has kinds of event, as many as each stage's
+// weights, and its workers are Reweighters (checked as they are made).
+func checkWeights(wl Workload, p Profile) error {
+	if !p.Weighted() {
+		return nil
+	}
+	k, ok := wl.(Kinded)
+	if !ok || len(k.Kinds()) == 0 {
+		return fmt.Errorf("stages: %s has no kinds of event to weigh: its phases set only their time and load", wl.Meta().Name)
+	}
+	for i, s := range p {
+		if s.Weights != nil && len(s.Weights) != len(k.Kinds()) {
+			return fmt.Errorf("stages: stage %d has %d weights, %s has %d kinds of event (%s)", i+1, len(s.Weights), wl.Meta().Name,
+				len(k.Kinds()), strings.Join(k.Kinds(), ", "))
+		}
+	}
+	return nil
+}
+
+// followWeights moves the run's stage along the profile until it stops;
+// each worker takes up its weights before its next event.
+func (e *engine) followWeights() {
+	t := time.NewTicker(stageStep)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stopCh:
+			return
+		case <-t.C:
+			_, st := e.opts.Stages.At(time.Since(e.res.StartTime))
+			e.stage.Store(int32(st))
+		}
 	}
 }

@@ -49,6 +49,37 @@ func TestProfileShape(t *testing.T) {
 	}
 }
 
+// Phases jump to their load at their start and hold it.
+func TestPhasesHoldFromTheirStart(t *testing.T) {
+	p := bench.Profile{{Duration: time.Second, Target: 100, Jump: true}, {Duration: time.Second, Target: 300, Jump: true}}
+	for _, c := range []struct {
+		at          time.Duration
+		load        float64
+		stage       int
+		sum         float64
+		sumInverted bool
+	}{
+		{0, 100, 1, 0, false},
+		{500 * time.Millisecond, 100, 1, 50, true},
+		{1500 * time.Millisecond, 300, 2, 250, true},
+		{1999 * time.Millisecond, 300, 2, 399.7, true},
+	} {
+		load, stage := p.At(c.at)
+		if math.Abs(load-c.load) > 1e-9 || stage != c.stage || math.Abs(p.Integral(c.at)-c.sum) > 1e-9 {
+			t.Errorf("at %v: load %v stage %d sum %v; want %v %d %v", c.at, load, stage, p.Integral(c.at), c.load, c.stage, c.sum)
+		}
+		if at, ok := p.TimeOf(c.sum); c.sumInverted && (!ok || (at-c.at).Abs() > time.Microsecond) {
+			t.Errorf("TimeOf(%v) = %v, want %v", c.sum, at, c.at)
+		}
+	}
+	if err := (bench.Profile{{Duration: time.Second, Target: 1, Jump: true, Weights: []int64{0, 0}}}).Check(); err == nil {
+		t.Error("weights all 0 passed")
+	}
+	if err := (bench.Profile{{Duration: time.Second, Target: 1, Jump: true, Weights: []int64{-1, 2}}}).Check(); err == nil {
+		t.Error("a negative weight passed")
+	}
+}
+
 // A closed-loop profile runs the threads it says: none during a first
 // stage of 0 threads, then the ramp's; each interval records its stage,
 // the threads offered and those running.

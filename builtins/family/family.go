@@ -144,6 +144,13 @@ type Validator interface {
 	Validate(command string, v Values) error
 }
 
+// WeightsChecker is a family whose weights of its kinds of event have
+// rules of their own (TPC-C's add up to 100), for a phase's weights (in
+// the run's Kinds order).
+type WeightsChecker interface {
+	CheckWeights(w []int64) error
+}
+
 // Journaler is a family that says itself what the journal keeps of a
 // call's arguments (by default every option's value, and the workload's
 // name and version): a step's record is part of what a resumed run

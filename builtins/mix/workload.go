@@ -134,6 +134,7 @@ type worker struct {
 	slotBufs [][]byte
 	think    time.Duration
 	queries  statementCache // custom transactions' statements
+	cum      []int64        // a phase's cumulative transaction weights (nil: the mix's)
 }
 
 type workerTxn struct {
@@ -201,6 +202,21 @@ func (ws *workerStmt) prepare(ctx context.Context, s bench.Session, where string
 // Kind implements bench.KindReporter.
 func (w *worker) Kind() int { return w.kind }
 
+// SetWeights implements bench.Reweighter: a phase's weights of the
+// transactions (a weight of 0 leaves one out), nil the mix's own.
+func (w *worker) SetWeights(weights []int64) {
+	if weights == nil {
+		w.cum = nil
+		return
+	}
+	w.cum = w.cum[:0]
+	total := int64(0)
+	for _, n := range weights {
+		total += n
+		w.cum = append(w.cum, total)
+	}
+}
+
 // ThinkTime implements bench.Thinker: the pause the last transaction
 // asks for after it.
 func (w *worker) ThinkTime() time.Duration { return w.think }
@@ -209,7 +225,11 @@ func (w *worker) ThinkTime() time.Duration { return w.think }
 // runs it, again after an error it lists in RetryOn (rolled back first),
 // up to its Retries.
 func (w *worker) Event(ctx context.Context, s bench.Session) error {
-	w.kind = pickWeighted(w.pick, w.run.m.cum) // the same draw whatever happens next
+	cum := w.run.m.cum
+	if w.cum != nil {
+		cum = w.cum
+	}
+	w.kind = pickWeighted(w.pick, cum) // the same draw whatever happens next
 	t := &w.txns[w.kind]
 	w.think = 0
 	for attempt := 0; ; attempt++ {

@@ -88,6 +88,19 @@ func positive(v any) error {
 	return nil
 }
 
+// CheckWeights implements family.WeightsChecker: a phase's mix is five
+// weights adding up to 100, as the run's own.
+func (Family) CheckWeights(w []int64) error {
+	var mix Weights
+	if len(w) != len(mix) {
+		return fmt.Errorf("five numbers (New-Order, Payment, Order-Status, Delivery, Stock-Level), got %d", len(w))
+	}
+	for k, n := range w {
+		mix[k] = int(n)
+	}
+	return checkWeights(mix)
+}
+
 // RunDoc implements family.Family.
 func (Family) RunDoc() string {
 	return "Runs the five transactions with threads connections for time (or count transactions), in the weights' mix, " +

@@ -239,6 +239,25 @@ type txnWorker struct {
 // transaction in Workload.Kinds.
 func (w *txnWorker) Kind() int { return int(w.kind) }
 
+// SetWeights implements bench.Reweighter: a phase's mix deals from a
+// deck of its weights (shuffled before its first deal), nil from the
+// workload's.
+func (w *txnWorker) SetWeights(weights []int64) {
+	if weights == nil {
+		weights = make([]int64, numKinds)
+		for k, n := range w.o.Weights {
+			weights[k] = int64(n)
+		}
+	}
+	w.deck = w.deck[:0]
+	for k, n := range weights {
+		for range n {
+			w.deck = append(w.deck, Kind(k))
+		}
+	}
+	w.next = len(w.deck)
+}
+
 // txnStatements are a worker's prepared statements, by transaction.
 type txnStatements struct {
 	newOrder    newOrderStmts

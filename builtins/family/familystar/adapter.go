@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -450,16 +449,21 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	profile, kwargs, err := profileOf(thread, b, kwargs)
+	profile, phases, kwargs, err := profileOf(thread, b, kwargs)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if len(profile.Stages) > 0 && where != nil {
-		return nil, nil, nil, runner.BadPlanInput(thread, "%s: a load profile (stages=, rate_stages=) does not go to an agent yet: run it here", b.Name())
+	if (len(profile.Stages) > 0 || len(phases) > 0) && where != nil {
+		return nil, nil, nil, runner.BadPlanInput(thread, "%s: a load profile (stages=, rate_stages=, phases=) does not go to an agent yet: run it here", b.Name())
 	}
 	c, err := a.parse(b, "run", args, kwargs, opts)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if len(phases) > 0 {
+		if profile, err = phaseProfile(opts, c.v, phases); err != nil {
+			return nil, nil, nil, runner.BadPlanInput(thread, "%s: phases: %v", b.Name(), err)
+		}
 	}
 	if len(profile.Stages) > 0 {
 		profileValues(opts, c.v, profile)
@@ -480,6 +484,11 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	r, err := f.Run(c.v)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	if len(phases) > 0 {
+		if err := phaseWeights(f, r, phases, profile); err != nil {
+			return nil, nil, nil, runner.BadPlanInput(thread, "%s: phases: %v", b.Name(), err)
+		}
 	}
 	seg, err := segmentOf(opts, c.v, r.Planned().Threads, fromRun)
 	if err != nil {
@@ -621,122 +630,6 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 		}
 	}
 	return l, c, r, nil
-}
-
-// profileOf takes a run's stages= (of threads) or rate_stages= (of
-// events per second) out of its keywords: lists of (duration, target).
-func profileOf(thread *starlark.Thread, b *starlark.Builtin, kwargs []starlark.Tuple) (bench.LoadProfile, []starlark.Tuple, error) {
-	var rest []starlark.Tuple
-	var lp bench.LoadProfile
-	for _, kv := range kwargs {
-		name, _ := starlark.AsString(kv[0])
-		if (name != "stages" && name != "rate_stages") || kv[1] == starlark.None {
-			rest = append(rest, kv)
-			continue
-		}
-		if len(lp.Stages) > 0 {
-			return lp, nil, runner.BadPlanInput(thread, "%s: give stages= (threads) or rate_stages= (events per second), not both", b.Name())
-		}
-		lp.Rate = name == "rate_stages"
-		list, ok := kv[1].(starlark.Indexable)
-		if !ok {
-			return lp, nil, runner.BadPlanInput(thread, "%s: %s must be a list of (duration, target) pairs, e.g. [(\"30s\", 100), (\"2m\", 100)], got %s",
-				b.Name(), name, kv[1].Type())
-		}
-		for i := 0; i < list.Len(); i++ {
-			pair, ok := list.Index(i).(starlark.Tuple)
-			if !ok || len(pair) != 2 {
-				return lp, nil, runner.BadPlanInput(thread, "%s: %s[%d] must be a (duration, target) pair, got %s", b.Name(), name, i, list.Index(i).String())
-			}
-			d, err := runner.DurationOf(pair[0])
-			if err != nil {
-				return lp, nil, runner.BadPlanInput(thread, "%s: %s[%d]: %v", b.Name(), name, i, err)
-			}
-			target, ok := starlark.AsFloat(pair[1])
-			if !ok {
-				return lp, nil, runner.BadPlanInput(thread, "%s: %s[%d]: the target must be a number, got %s", b.Name(), name, i, pair[1].Type())
-			}
-			lp.Stages = append(lp.Stages, bench.Stage{Duration: d, Target: target})
-		}
-		if err := lp.Stages.Check(); err != nil {
-			return lp, nil, runner.BadPlanInput(thread, "%s: %s", b.Name(), strings.Replace(err.Error(), "stages:", name+":", 1))
-		}
-	}
-	return lp, rest, nil
-}
-
-// profileValues sets a run's threads (to the profile's highest, of
-// threads) and time (to the profile's length, where the family takes it)
-// to what its profile makes them, so that its name, banner and progress
-// say so.
-func profileValues(opts []family.Option, v family.Values, lp bench.LoadProfile) {
-	if o, ok := family.ByRole(opts, family.Threads); ok && !lp.Rate {
-		v[o.Name] = int64(max(1, math.Ceil(lp.Stages.Max()-1e-9)))
-	}
-	if o, ok := family.ByRole(opts, family.Time); ok && o.Kind == family.Duration {
-		was, had := v[o.Name]
-		v[o.Name] = lp.Stages.Total()
-		if family.Check(opts, v) != nil { // a length the option does not take (sysbench's whole seconds)
-			if had {
-				v[o.Name] = was
-			} else {
-				delete(v, o.Name)
-			}
-		}
-	}
-}
-
-// profileKeyword is the keyword a profile was given by.
-func profileKeyword(lp bench.LoadProfile) string {
-	if lp.Rate {
-		return "rate_stages"
-	}
-	return "stages"
-}
-
-// profileRecord is a profile as the journal and the summary keep it:
-// [seconds, target] pairs.
-func profileRecord(lp bench.LoadProfile) [][2]float64 {
-	var out [][2]float64
-	for _, s := range lp.Stages {
-		out = append(out, [2]float64{s.Duration.Seconds(), s.Target})
-	}
-	return out
-}
-
-// profileText is a profile as a step list shows it after the command line.
-func profileText(lp bench.LoadProfile) string {
-	if len(lp.Stages) == 0 {
-		return ""
-	}
-	var parts []string
-	for _, s := range lp.Stages {
-		parts = append(parts, fmt.Sprintf("%v→%s", s.Duration, strconv.FormatFloat(s.Target, 'f', -1, 64)))
-	}
-	unit := "threads"
-	if lp.Rate {
-		unit = "events/s"
-	}
-	return fmt.Sprintf("  # %s: %s", unit, strings.Join(parts, ", "))
-}
-
-// withProfile makes a family's step follow a load profile: its run, and
-// what progress and the summary say of it (threads, duration, the
-// profile among its options).
-func withProfile(step bench.Step, lp bench.LoadProfile, seg bench.Segment) bench.Step {
-	step.Profile = lp
-	step.Total = lp.Stages.Total().Seconds()
-	step.OpenLoop = lp.Rate
-	if !lp.Rate {
-		step.Threads = seg.Threads(max(1, int(math.Ceil(lp.Stages.Max()-1e-9))))
-	}
-	opts := map[string]any{}
-	for k, v := range step.Options {
-		opts[k] = v
-	}
-	opts[profileKeyword(lp)] = profileRecord(lp)
-	step.Options = opts
-	return step
 }
 
 // clientHost is a plan's ssh.host as a client host agents run on.

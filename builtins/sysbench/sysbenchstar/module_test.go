@@ -191,6 +191,7 @@ def main(p):
     sysbench.run(conn, "oltp_point_select", table_size = 200, report_interval = 1, stages = [("2s", 4), ("2s", 4)])
     bench.together([sysbench.part(conn, "oltp_point_select", table_size = 200, rate_stages = [("2s", 100), ("1s", 100)], threads = 2)
                     for _ in range(2)], report_interval = "1s")
+    sysbench.run(conn, "oltp_point_select", table_size = 200, report_interval = 1, phases = [{"time": "1s", "threads": 1}, {"time": "2s", "threads": 3}])
 `), 0o644)
 	r := plantest.Evaluate(t, plan, "mariadb", starlark.StringDict{"db": dbstar.Module, "sysbench": sysbenchstar.Module, "bench": benchstar.Module}, runner.Options{})
 	if r.Err != nil {
@@ -228,5 +229,16 @@ def main(p):
 	// Each part offers a ramp to 100/s over 2 s: 25/s then 75/s; merged, 50 then 150.
 	if merged[0].Stage != 1 || math.Abs(merged[0].Target-50) > 3 || math.Abs(merged[1].Target-150) > 3 {
 		t.Errorf("merged offered load %v then %v", merged[0], merged[1])
+	}
+	// Phases hold their threads from their start: 1, then 3 and 3 (the
+	// threads running at an interval's end: the first's is the boundary's).
+	phased, err := results.ReadIntervals(filepath.Join(steps, "5-oltp_point_select-t3"))
+	if err != nil || len(phased) != 3 {
+		t.Fatalf("phases step: %d intervals (%v)", len(phased), err)
+	}
+	for i, want := range []struct{ stage, threads int }{{1, 1}, {2, 3}, {2, 3}} {
+		if got := phased[i]; got.Stage != want.stage || math.Abs(got.Target-float64(want.threads)) > 0.01 || (i > 0 && got.Threads != want.threads) {
+			t.Errorf("phase interval %d: stage %d, target %.1f, %d threads; want %d, %d, %d", i+1, got.Stage, got.Target, got.Threads, want.stage, want.threads, want.threads)
+		}
 	}
 }
