@@ -334,4 +334,3 @@ func withProfile(step bench.Step, lp bench.LoadProfile, seg bench.Segment) bench
 	step.Options = opts
 	return step
 }
-
