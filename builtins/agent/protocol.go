@@ -39,7 +39,7 @@ import (
 
 // ProtocolVersion is the version of the messages below; a coordinator and
 // an agent of different versions refuse each other.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // Message types.
 const (
@@ -102,6 +102,9 @@ type RunRequest struct {
 	Seed      int64           `json:"seed"`
 	Endpoints []Endpoint      `json:"endpoints"`
 	Target    string          `json:"target"` // the endpoints as shown (password masked)
+	// Profile, when set, is the load profile the part follows (stages=,
+	// rate_stages=, phases=).
+	Profile *bench.LoadProfile `json:"profile,omitempty"`
 	// ClockOffset is how far the agent's clock is ahead of the
 	// coordinator's (ns), as the coordinator measured it.
 	ClockOffset int64 `json:"clock_offset"`

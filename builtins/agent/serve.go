@@ -218,6 +218,15 @@ func buildStep(req *RunRequest, o ServeOptions) (bench.Step, []string, error) {
 		rr.Connectors = append(rr.Connectors, &bench.SQLConnector{Config: cfg, PS: ps, Init: e.Init})
 	}
 	step, err := family.NewStep(f, r, v, rr, req.Seed, req.Target)
+	if err == nil && req.Profile != nil {
+		var seg bench.Segment
+		if so, ok := family.ByRole(f.RunOptions(), family.Segment); ok {
+			if seg, err = v.Segment(so.Name); err != nil {
+				return step, nil, err
+			}
+		}
+		step = family.WithProfile(step, *req.Profile, seg)
+	}
 	return step, r.Kinds(), err
 }
 

@@ -14,15 +14,15 @@ import (
 // executors do. The load is threads in a closed-loop run, events per
 // second under a rate.
 type Stage struct {
-	Duration time.Duration
-	Target   float64
+	Duration time.Duration `json:"duration"`
+	Target   float64       `json:"target"`
 	// Jump makes the stage start at its Target, not ramp to it: a phase
 	// (BenchBase's), whose load holds from its first moment.
-	Jump bool
+	Jump bool `json:"jump,omitempty"`
 	// Weights, when set, are the weights of the workload's kinds of event
 	// (in its Kinds order) during the stage, in place of its own: a
 	// phase's mix. The workload's workers must be Reweighters.
-	Weights []int64
+	Weights []int64 `json:"weights,omitempty"`
 }
 
 // Reweighter is a worker of a Kinded workload whose draw of the next
@@ -188,11 +188,11 @@ func (p Profile) TimeOf(sum float64) (time.Duration, bool) {
 // LoadProfile is a step's load profile: its stages, of threads or (Rate)
 // of events per second.
 type LoadProfile struct {
-	Stages Profile
-	Rate   bool
+	Stages Profile `json:"stages"`
+	Rate   bool    `json:"rate,omitempty"`
 	// Phases: the stages are a run's phases (BenchBase's), each holding
 	// its load from its start, with weights of its own where given.
-	Phases bool
+	Phases bool `json:"phases,omitempty"`
 }
 
 // WithStages makes the options of a whole load follow lp (no stages: o

@@ -502,3 +502,45 @@ def main(p):
 	}
 	expect(t, starbench(t, nil, "check", plan, "-p", "dsn="+m.DSN()), 2, "bound.star:7:", `cpus "0;reboot" is not a CPU list`)
 }
+
+// Load profiles travel to agents: a part on an agent follows its stages=
+// or phases= as one run here would, and records each interval's stage and
+// offered load.
+func TestProfilesOnAgents(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	plan := filepath.Join(t.TempDir(), "profiles.star")
+	src := `
+params(dsn = "")
+def main(p):
+    conn = db.connect(p.dsn)
+    sysbench.prepare(conn, tables = 1, table_size = 1000)
+    bench.together([
+        sysbench.part(conn, "oltp_point_select", tables = 1, table_size = 1000, cpus = "0", stages = [("1s", 2), ("1s", 2)]),
+        sysbench.part(conn, "oltp_point_select", tables = 1, table_size = 1000, cpus = "0",
+                      phases = [{"time": "1s", "threads": 1}, {"time": "1s", "threads": 3}]),
+    ], report_interval = "1s")
+`
+	if err := os.WriteFile(plan, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := outDir(t)
+	expect(t, starbench(t, nil, "run", plan, "-p", "dsn="+m.DSN(), "--out", out), 0, "agent on this host (cpus 0)")
+	dir, merged, parts := togetherStep(t, out)
+	for k, want := range [][2][2]float64{{{1, 1}, {2, 2}}, {{1, 1}, {2, 3}}} { // (stage, offered) per interval
+		if parts[k] == nil || parts[k].Client == nil {
+			t.Fatalf("part %d did not run on an agent", k+1)
+		}
+		rows, err := results.ReadIntervals(filepath.Join(dir, merged.Parts[k].Dir))
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("part %d: %d intervals (%v)", k+1, len(rows), err)
+		}
+		for i, w := range want {
+			if rows[i].Stage != int(w[0]) || math.Abs(rows[i].Target-w[1]) > 0.05 {
+				t.Errorf("part %d interval %d: stage %d, offered %.2f; want %v", k+1, i+1, rows[i].Stage, rows[i].Target, w)
+			}
+		}
+	}
+	if parts[1].Options["phases"] == nil || parts[0].Options["stages"] == nil {
+		t.Errorf("the parts' options: %v, %v", parts[0].Options, parts[1].Options)
+	}
+}

@@ -453,9 +453,6 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if (len(profile.Stages) > 0 || len(phases) > 0) && where != nil {
-		return nil, nil, nil, runner.BadPlanInput(thread, "%s: a load profile (stages=, rate_stages=, phases=) does not go to an agent yet: run it here", b.Name())
-	}
 	c, err := a.parse(b, "run", args, kwargs, opts)
 	if err != nil {
 		return nil, nil, nil, err
@@ -512,7 +509,7 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	l.Args = func() map[string]any {
 		m := a.journalArgs("run", opts, c.v)
 		if len(profile.Stages) > 0 {
-			m[profileKeyword(profile)] = profileRecord(profile)
+			m[family.ProfileKeyword(profile)] = family.ProfileRecord(profile)
 		}
 		return m
 	}
@@ -543,7 +540,7 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 	}
 	fixedProfile := func() error {
 		if len(profile.Stages) > 0 {
-			return fmt.Errorf("its load profile (%s=) sets its load", profileKeyword(profile))
+			return fmt.Errorf("its load profile (%s=) sets its load", family.ProfileKeyword(profile))
 		}
 		return nil
 	}
@@ -602,12 +599,12 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 		}
 		step, err := family.NewStep(f, r, c.v, conn, seed, c.conn.Display())
 		if err == nil && len(profile.Stages) > 0 {
-			step = withProfile(step, profile, seg)
+			step = family.WithProfile(step, profile, seg)
 		}
 		if err != nil || where == nil {
 			return step, err
 		}
-		return a.onAgent(where, c, step, seed)
+		return a.onAgent(where, c, step, seed, profile)
 	}
 	if where != nil {
 		if _, err := family.EncodeValues(f, opts, c.v); err != nil {
@@ -686,8 +683,9 @@ func placementOf(thread *starlark.Thread, b *starlark.Builtin, kwargs []starlark
 
 // onAgent makes step run by an agent where says: the request carries the
 // call's values as they are now (after bench.together set its time), the
-// connection's endpoints and session settings, and the seed.
-func (a *Adapter) onAgent(where *agent.Part, c *call, step bench.Step, seed int64) (bench.Step, error) {
+// connection's endpoints and session settings, the seed and the load
+// profile (stages=, rate_stages=, phases=).
+func (a *Adapter) onAgent(where *agent.Part, c *call, step bench.Step, seed int64, profile bench.LoadProfile) (bench.Step, error) {
 	values, err := family.EncodeValues(a.Family, a.Family.RunOptions(), c.v)
 	if err != nil {
 		return step, err
@@ -702,6 +700,9 @@ func (a *Adapter) onAgent(where *agent.Part, c *call, step bench.Step, seed int6
 	}
 	part := *where
 	part.Request = agent.RunRequest{Family: a.Family.Name(), Values: values, Seed: seed, Endpoints: endpoints, Target: c.conn.Display()}
+	if len(profile.Stages) > 0 {
+		part.Request.Profile = &profile
+	}
 	step.Run, step.Remote = nil, part.Run
 	return step, nil
 }
