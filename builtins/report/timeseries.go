@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/starbench/starbench/runner/results"
@@ -117,9 +118,15 @@ func stepTimeSeries(b *Benchmark, label string) *stepView {
 	errs := metric{name: "errors/s", value: func(r results.Interval) float64 { return r.ErrorsPerS }}
 	reconnects := metric{name: "reconnects/s", dashed: true, value: func(r results.Interval) float64 { return r.ReconnectsPerS }}
 	v := &stepView{Title: label}
-	v.Charts = append(v.Charts,
-		chart("tps", "throughput", "transactions per second", tps),
-		chart("latency", "latency", "latency (ms)", p99, p95))
+	staged := anyRow(lines, func(r results.Interval) bool { return r.Stage > 0 })
+	openLoop := b.Summary.Rate > 0
+	if staged && openLoop { // the load offered, dashed under what was served
+		offered := metric{name: "offered", dashed: true, value: func(r results.Interval) float64 { return r.Target }}
+		v.Charts = append(v.Charts, chart("tps", "throughput", "transactions per second", tps, offered))
+	} else {
+		v.Charts = append(v.Charts, chart("tps", "throughput", "transactions per second", tps))
+	}
+	v.Charts = append(v.Charts, chart("latency", "latency", "latency (ms)", p99, p95))
 	if anyRow(lines, func(r results.Interval) bool { return r.QPS != r.TPS }) {
 		v.Charts = append(v.Charts, chart("qps", "queries", "queries per second", qps))
 	}
@@ -135,10 +142,44 @@ func stepTimeSeries(b *Benchmark, label string) *stepView {
 	if len(failures) > 0 {
 		v.Charts = append(v.Charts, chart("errors", strings.Join(titles, " and "), "per second", failures...))
 	}
+	if staged {
+		v.Charts = append(v.Charts, offeredCharts(lines[0].rows, openLoop, func(c *Chart, id, title string) *Chart {
+			c = finish(c, id, title)
+			c.Label, c.Kind = label+": "+title, "offered"
+			return c
+		})...)
+	}
 	v.Charts = append(v.Charts, stepTelemetryCharts(b, end, func(id, title, ylabel string, series []SeriesData) *Chart {
 		return finish(lineChartTo(title, timeAxis, ylabel, nil, series, end), id, title)
 	})...)
 	return v
+}
+
+// offeredCharts are a staged step's tps and latency against the load
+// its profile offered in each interval (events per second under a rate,
+// threads closed-loop), the intervals in the order of that load.
+func offeredCharts(rows []results.Interval, openLoop bool, finish func(c *Chart, id, title string) *Chart) []*Chart {
+	sorted := append([]results.Interval(nil), rows...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Target < sorted[j].Target })
+	x := make([]float64, len(sorted))
+	tps, p99, p95 := make([]float64, len(sorted)), make([]float64, len(sorted)), make([]float64, len(sorted))
+	for i, r := range sorted {
+		x[i], tps[i], p99[i], p95[i] = r.Target, r.TPS, r.P99, r.P95
+	}
+	axis := "threads offered"
+	if openLoop {
+		axis = "events/s offered"
+	}
+	served := []SeriesData{{Name: "tps", Key: "tps", Values: tps, Color: 0}}
+	if openLoop {
+		served = append(served, SeriesData{Name: "offered", Key: "offered", Values: x, Color: 7, Dashed: true})
+	}
+	return []*Chart{
+		finish(LineChart("throughput against offered load", axis, "transactions per second", x, served), "tps-offered", "throughput against offered load"),
+		finish(LineChart("latency against offered load", axis, "latency (ms)", x, []SeriesData{
+			{Name: "p99", Key: "p99", Values: p99, Color: 0}, {Name: "p95", Key: "p95", Values: p95, Color: 0, Dashed: true}}),
+			"latency-offered", "latency against offered load"),
+	}
 }
 
 // timeAxis is the x axis of a step's charts over time.
