@@ -60,7 +60,7 @@ var Doc = runner.ModuleDoc{
 				"an error: found is False and bound says \"below\" (lo breaks the SLO) or \"above\" (hi holds it). A probe that fails (the server " +
 				"went away) fails the step; its probes so far are kept. Returns a struct: found, bound, answer (the highest load that held; " +
 				"None below the range), rate or threads (the same), unit, tps (the answer's probe), slo, workload, dir, text (the answer in a line) " +
-				"and probes: a list of structs (probe, load, tps, latency (p50 ... p9999, avg, max in ms), errors_pct, holds, broken, dir, replayed). " +
+				"and probes: a list of structs (probe, level (its load; also as rate or threads), tps, latency (p50 ... p9999, avg, max in ms), errors_pct, holds, broken, dir, replayed). " +
 				"The search sets the part's time, and its rate or threads, as each probe needs."},
 	},
 }

@@ -90,8 +90,12 @@ func (a *Adapter) Doc() runner.ModuleDoc {
 				"the previous stage's target (the first's from 0) to its own over its duration, a hold when they are equal; the "+
 				"run lasts the stages, with their highest threads (worker i runs while the stage's threads are above i); "+
 				"rate_stages=[(DURATION, EVENTS_PER_S), ...] does so with the arrival rate of an open-loop run (Poisson arrivals "+
-				"following the profile). Each interval records its stage and the load offered (intervals.csv: stage, target). "+
-				"%s.run takes them too.", name, name, name)})
+				"following the profile). phases=[{\"time\": DURATION, \"threads\" or \"rate\": N, \"weights\": W}, ...] runs "+
+				"BenchBase's phases in the step: each holds its load from its start (a phase without one takes the run's) and draws "+
+				"the run's kinds of event by its weights (a dict by kind, e.g. {\"payment\": 100}, or a list in the kinds' order; "+
+				"none: the family's own; TPC-C's add up to 100; sysbench's runs have no kinds: their phases set time and load). "+
+				"Each interval records its stage (phase) and the load offered (intervals.csv: stage, target); the report charts "+
+				"tps and latency against it. Profiles and phases go to agents too. %s.run takes them too.", name, name, name)})
 	if c, ok := f.(family.Cleaner); ok {
 		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".cleanup", Signature: sig("cleanup", c.CleanupOptions()), Doc: c.CleanupDoc()})
 	}
