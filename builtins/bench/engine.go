@@ -401,10 +401,8 @@ type engine struct {
 	gated    bool
 	active   atomic.Int64
 	activeCh atomic.Pointer[chan struct{}] // closed when active changes
-	// weighted: a run whose stages have weights of their own; stage is
-	// the stage (1-based) the run is in.
+	// weighted: a run whose stages have weights of their own.
 	weighted bool
-	stage    atomic.Int32
 }
 
 func newEngine(ctx, runCtx context.Context, cancel context.CancelFunc, wl Workload, conn Connector, opts Options, workers []*worker, sinks []Sink) *engine {
@@ -489,10 +487,6 @@ func (e *engine) run() (*Result, error) {
 		e.active.Store(e.threadsAt(0))
 		go e.followStages()
 	}
-	if e.weighted {
-		e.stage.Store(1)
-		go e.followWeights()
-	}
 	tickDone := make(chan struct{})
 	go func() {
 		defer close(e.tick.done)
@@ -574,9 +568,13 @@ func (e *engine) work(wk *worker) {
 		if !ok {
 			return
 		}
-		if e.weighted {
-			if st := e.stage.Load(); st != wk.stage {
-				wk.stage = st
+		if e.weighted { // the stage the event starts in (is meant to, under a rate)
+			at := time.Now()
+			if !intended.IsZero() {
+				at = intended
+			}
+			if _, st := e.opts.Stages.At(at.Sub(e.res.StartTime)); int32(st) != wk.stage {
+				wk.stage = int32(st)
 				wk.w.(Reweighter).SetWeights(e.opts.Stages[st-1].Weights)
 			}
 		}

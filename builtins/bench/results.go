@@ -1,6 +1,7 @@
 package bench
 
 import (
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/starbench/starbench/runner/results"
 )
 
@@ -49,7 +50,61 @@ func Summarize(r *Result, percentile float64) *results.Summary {
 	}
 	ea, es, ta, ts := r.Fairness()
 	s.Fairness = results.Fairness{EventsAvg: ea, EventsStddev: es, SecondsAvg: ta, SecondsStd: ts}
+	s.Stages = stageSummaries(r, extra)
 	return s
+}
+
+// stageSummaries are a staged run's figures by stage: its intervals
+// grouped by the stage each is in, their counts summed and their
+// histograms merged.
+func stageSummaries(r *Result, extra []float64) []results.StageSummary {
+	var out []results.StageSummary
+	var hist *hdr.Histogram
+	var sumMS, offered float64
+	flush := func() {
+		if len(out) == 0 {
+			return
+		}
+		st := &out[len(out)-1]
+		if st.Seconds > 0 {
+			st.TPS, st.QPS, st.Offered = float64(st.Events)/st.Seconds, st.QPS/st.Seconds, offered/st.Seconds
+		}
+		st.Latency = results.LatencyOf(hist, float64(hist.Min())/1000, float64(hist.Max())/1000, sumMS, st.Events, extra...)
+		if hist.TotalCount() == 0 {
+			st.Latency.MinMS, st.Latency.MaxMS = 0, 0
+		}
+	}
+	for _, iv := range r.Intervals {
+		if iv.Stage == 0 {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].Stage != iv.Stage {
+			flush()
+			out = append(out, results.StageSummary{Stage: iv.Stage})
+			hist, sumMS, offered = NewHistogram(), 0, 0
+		}
+		st := &out[len(out)-1]
+		secs := (iv.End - iv.Start).Seconds()
+		st.Seconds += secs
+		st.Events += iv.Counts.Events
+		st.Errors += iv.Counts.Errors
+		st.QPS += float64(iv.Counts.Queries()) // divided by the stage's time in flush
+		offered += iv.Target * secs
+		if iv.Latency != nil {
+			hist.Merge(iv.Latency)
+			sumMS += iv.Latency.Mean() * float64(iv.Latency.TotalCount()) / 1000
+		}
+		for k, ki := range iv.Kinds {
+			if k < len(r.Kinds) && ki.Events > 0 {
+				if st.Kinds == nil {
+					st.Kinds = map[string]int64{}
+				}
+				st.Kinds[r.Kinds[k].Name] += ki.Events
+			}
+		}
+	}
+	flush()
+	return out
 }
 
 // WriteResults writes the step files of a result into dir (made if

@@ -292,19 +292,3 @@ func checkWeights(wl Workload, p Profile) error {
 	}
 	return nil
 }
-
-// followWeights moves the run's stage along the profile until it stops;
-// each worker takes up its weights before its next event.
-func (e *engine) followWeights() {
-	t := time.NewTicker(stageStep)
-	defer t.Stop()
-	for {
-		select {
-		case <-e.stopCh:
-			return
-		case <-t.C:
-			_, st := e.opts.Stages.At(time.Since(e.res.StartTime))
-			e.stage.Store(int32(st))
-		}
-	}
-}

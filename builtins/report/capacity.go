@@ -112,3 +112,29 @@ func capacityCharts(c *results.Capacity) []*Chart {
 	}
 	return charts
 }
+
+// StagesTable is a row per stage (or phase) of each staged step: the
+// load offered, its time, tps, latency and errors; false when no step
+// has stages.
+func StagesTable(benchmarks []*Benchmark) (Table, bool) {
+	t := Table{Title: "stages (each interval counted in the stage it is in)",
+		Columns: []string{"step", "stage", "offered", "seconds", "tps", "p95 ms", "p99 ms", "errors", "events by kind"},
+		Numeric: []bool{false, true, true, true, true, true, true, true, false}}
+	runs := map[*Run]bool{}
+	for _, b := range benchmarks {
+		runs[b.Run] = true
+	}
+	for _, b := range benchmarks {
+		for _, st := range b.Summary.Stages {
+			var kinds []string
+			for _, k := range b.Summary.Kinds {
+				if n, ok := st.Kinds[k.Name]; ok {
+					kinds = append(kinds, fmt.Sprintf("%s %d", k.Name, n))
+				}
+			}
+			t.Rows = append(t.Rows, []string{stepLabel(b, len(runs)), fmt.Sprint(st.Stage), num(st.Offered), num(st.Seconds), num(st.TPS),
+				num(st.Latency.Percentiles["95"]), num(st.Latency.Percentiles["99"]), fmt.Sprint(st.Errors), strings.Join(kinds, ", ")})
+		}
+	}
+	return t, len(t.Rows) > 0
+}

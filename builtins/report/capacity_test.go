@@ -27,6 +27,10 @@ func profileRun(t *testing.T) string {
 		ivs = append(ivs, results.Interval{Time: float64(i + 1), Threads: 8, Events: int64(target), TPS: target * 0.99, P95: 2 * target / 100,
 			P99: 3 * target / 100, Stage: i + 1, Target: target})
 	}
+	for i, target := range []float64{100, 200, 300} {
+		sum.Stages = append(sum.Stages, results.StageSummary{Stage: i + 1, Offered: target, Seconds: 1, Events: int64(target), TPS: target * 0.99,
+			Latency: results.LatencySummary{Percentiles: map[string]float64{"95": 2 * target / 100, "99": 3 * target / 100}}})
+	}
 	if err := results.WriteStep(staged, results.Step{Summary: sum, Intervals: ivs}); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +67,8 @@ func TestReportOfProfilesAndCapacity(t *testing.T) {
 	var text bytes.Buffer
 	WriteReport(&text, []*Run{run}, false)
 	for _, want := range []string{"capacity of shop (50 threads): 400 events/s (399.50 tps) with p99 ≤ 50ms, errors ≤ 0.1%, within 5% (5 probes)",
-		"probe  events/s     tps  p99 ms", "breaks: p99 900.00 ms > 50.00 ms", "oltp_point_select"} {
+		"probe  events/s     tps  p99 ms", "breaks: p99 900.00 ms > 50.00 ms", "oltp_point_select",
+		"stages (each interval counted in the stage it is in)", "step 2: oltp_point_select, 8 threads      3   300.00     1.00  297.00    6.00    9.00       0"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}

@@ -86,6 +86,9 @@ func (o ReportOptions) WriteHTML(w io.Writer, runs []*Run) error {
 				ofWorkload = append(ofWorkload, b)
 			}
 		}
+		if t, ok := StagesTable(ofWorkload); ok {
+			sec.Tables = append(sec.Tables, t)
+		}
 		if t, ok := TelemetryTable(ofWorkload); ok {
 			sec.Tables = append(sec.Tables, t)
 		}

@@ -464,6 +464,9 @@ func (o ReportOptions) WriteReport(w io.Writer, runs []*Run, markdown bool) {
 		return
 	}
 	tables := o.WorkloadTables(benchmarks)
+	if t, ok := StagesTable(benchmarks); ok {
+		tables = append(tables, t)
+	}
 	if t, ok := TelemetryTable(benchmarks); ok {
 		tables = append(tables, t)
 	}

@@ -88,6 +88,27 @@ type Summary struct {
 	// Telemetry are the series the plan's samplers recorded while the
 	// step ran (telemetry.watch), each a file under telemetry/.
 	Telemetry []TelemetrySeries `json:"telemetry,omitempty"`
+	// Stages are a step's figures by stage of its load profile (a phase,
+	// under phases=): each interval counted in the stage it is in, its
+	// latencies from the merged histograms of those intervals. None
+	// without a profile, nor for a merged step (its parts have theirs).
+	Stages []StageSummary `json:"stages,omitempty"`
+}
+
+// StageSummary is one stage's figures: the load it offered on average
+// (threads, or events per second under a rate), its time, counts, rates
+// and latency (ms, from its intervals' histograms), and its events by
+// kind where the workload has kinds.
+type StageSummary struct {
+	Stage   int              `json:"stage"`
+	Offered float64          `json:"offered"`
+	Seconds float64          `json:"seconds"`
+	Events  int64            `json:"events"`
+	Errors  int64            `json:"errors"`
+	TPS     float64          `json:"tps"`
+	QPS     float64          `json:"qps"`
+	Latency LatencySummary   `json:"latency"`
+	Kinds   map[string]int64 `json:"kinds,omitempty"`
 }
 
 // TelemetryDir is the folder of a step's telemetry series.

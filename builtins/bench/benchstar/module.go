@@ -282,7 +282,27 @@ func SummaryFields(s *results.Summary, dir string, placeholder bool) starlark.St
 		"dir":            starlark.String(dir),
 		"placeholder":    starlark.Bool(placeholder),
 		"telemetry":      TelemetryValue(s.Telemetry),
+		"stages":         StagesValue(s.Stages),
 	}
+}
+
+// StagesValue is a staged step's figures by stage as a plan sees them: a
+// list of structs (stage, offered, seconds, events, errors, tps, qps,
+// latency, kinds: events by kind).
+func StagesValue(stages []results.StageSummary) *starlark.List {
+	var out []starlark.Value
+	for _, st := range stages {
+		kinds := starlark.NewDict(len(st.Kinds))
+		for k, n := range st.Kinds {
+			_ = kinds.SetKey(starlark.String(k), starlark.MakeInt64(n))
+		}
+		out = append(out, starlarkstruct.FromStringDict(starlark.String("stage"), starlark.StringDict{
+			"stage": starlark.MakeInt(st.Stage), "offered": starlark.Float(st.Offered), "seconds": starlark.Float(st.Seconds),
+			"events": starlark.MakeInt64(st.Events), "errors": starlark.MakeInt64(st.Errors), "tps": starlark.Float(st.TPS),
+			"qps": starlark.Float(st.QPS), "latency": LatencyValue(st.Latency), "kinds": kinds,
+		}))
+	}
+	return starlark.NewList(out)
 }
 
 // TelemetryValue is a step's telemetry as a plan sees it: a dict of the
