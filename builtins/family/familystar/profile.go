@@ -274,4 +274,3 @@ func profileText(lp bench.LoadProfile) string {
 	}
 	return fmt.Sprintf("  # %s: %s", unit, strings.Join(parts, ", "))
 }
-
