@@ -94,8 +94,9 @@ func (a *Adapter) Doc() runner.ModuleDoc {
 				"BenchBase's phases in the step: each holds its load from its start (a phase without one takes the run's) and draws "+
 				"the run's kinds of event by its weights (a dict by kind, e.g. {\"payment\": 100}, or a list in the kinds' order; "+
 				"none: the family's own; TPC-C's add up to 100; sysbench's runs have no kinds: their phases set time and load). "+
-				"Each interval records its stage (phase) and the load offered (intervals.csv: stage, target); the report charts "+
-				"tps and latency against it. Profiles and phases go to agents too. %s.run takes them too.", name, name, name)})
+				"Each interval records its stage (phase) and the load offered (intervals.csv: stage, target); the result's stages "+
+				"lists the figures by stage (stage, offered, seconds, events, errors, tps, qps, latency, kinds: events by kind), and "+
+				"the report tabulates them and charts tps and latency against the load offered. Profiles and phases go to agents too. %s.run takes them too.", name, name, name)})
 	if c, ok := f.(family.Cleaner); ok {
 		d.Funcs = append(d.Funcs, runner.FuncDoc{Name: name + ".cleanup", Signature: sig("cleanup", c.CleanupOptions()), Doc: c.CleanupDoc()})
 	}
