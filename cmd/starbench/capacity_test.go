@@ -91,3 +91,10 @@ func TestCapacitySearchResumes(t *testing.T) {
 	html := starbench(t, nil, "report", out, "--format", "html")
 	expect(t, html, 0, `data-kind="capacity"`, "latency against load", "p99 SLO 150 ms")
 }
+
+// A capacity search is refused in a run that is one segment of every
+// load: its probes' verdicts need the whole load's latency.
+func TestCapacitySearchIsNotASegment(t *testing.T) {
+	r := starbench(t, nil, "run", "testdata/plans/capacity.star", "--segment", "1/2", "--seed", "7", "--out", outDir(t))
+	expect(t, r, 2, "capacity.star:10:", "this run is segment 1/2 of every load, and a capacity search decides each probe on the whole load's latency")
+}

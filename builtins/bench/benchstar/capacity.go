@@ -54,6 +54,10 @@ func capacity(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple,
 	bad := func(format string, args ...any) error {
 		return runner.BadPlanInput(thread, "%s: "+format, append([]any{b.Name()}, args...)...)
 	}
+	if seg := runner.HostOf(thread).Run().Segment(); seg != "" {
+		return nil, bad("this run is segment %s of every load, and a capacity search decides each probe on the whole load's latency: "+
+			"run the search in one process (its part may run on a client host with client=)", seg)
+	}
 	lv, ok := partV.(*LoadValue)
 	if !ok {
 		return nil, bad("part must be a load from sysbench.part(...), tpcc.part(...) or mix.part(...), got %s", partV.Type())
@@ -366,10 +370,14 @@ func capacityValue(c *results.Capacity, placeholder bool) starlark.Value {
 	if c.Bound == string(bench.BelowRange) || placeholder {
 		answer = starlark.None
 	}
+	text := c.Describe()
+	if placeholder {
+		text = "capacity of " + c.Workload + ": a dry run has no answer"
+	}
 	fields := starlark.StringDict{
 		"found": starlark.Bool(c.Found), "bound": starlark.String(c.Bound), "over": starlark.String(c.Over), "unit": starlark.String(c.Unit()),
 		"answer": answer, "tps": starlark.Float(c.AnswerTPS), "slo": starlark.String(c.SLOText), "probes": starlark.NewList(probes),
-		"workload": starlark.String(c.Workload), "dir": starlark.String(c.Dir), "placeholder": starlark.Bool(placeholder), "text": starlark.String(c.Describe()),
+		"workload": starlark.String(c.Workload), "dir": starlark.String(c.Dir), "placeholder": starlark.Bool(placeholder), "text": starlark.String(text),
 	}
 	fields[c.Over] = answer
 	return starlarkstruct.FromStringDict(starlark.String("capacity"), fields)
