@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/starbench/starbench/runner/results"
 )
@@ -51,11 +50,7 @@ func profileRun(t *testing.T) string {
 	if err := results.WriteCapacity(capDir, c); err != nil {
 		t.Fatal(err)
 	}
-	m := &results.Manifest{Tool: results.ToolInfo{Name: results.ToolName, Version: "dev"}, Plan: "profiles.star",
-		Started: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Status: results.StatusCompleted}
-	if err := results.WriteManifest(dir, m, nil); err != nil {
-		t.Fatal(err)
-	}
+	writeManifest(t, dir, "profiles.star", false)
 	return dir
 }
 

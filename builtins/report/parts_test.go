@@ -80,11 +80,7 @@ func partsRun(t *testing.T, name string, parts []partSpec) string {
 	if err := results.FinishStep(step, merged, nil); err != nil {
 		t.Fatal(err)
 	}
-	m := &results.Manifest{Tool: results.ToolInfo{Name: results.ToolName, Version: "dev"}, Plan: "parts.star",
-		Started: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Status: results.StatusCompleted}
-	if err := results.WriteManifest(dir, m, nil); err != nil {
-		t.Fatal(err)
-	}
+	writeManifest(t, dir, "parts.star", false)
 	return dir
 }
 

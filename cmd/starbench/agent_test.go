@@ -508,8 +508,7 @@ def main(p):
 // offered load.
 func TestProfilesOnAgents(t *testing.T) {
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
-	plan := filepath.Join(t.TempDir(), "profiles.star")
-	src := `
+	plan := writePlan(t, t.TempDir(), "profiles.star", `
 params(dsn = "")
 def main(p):
     conn = db.connect(p.dsn)
@@ -519,10 +518,7 @@ def main(p):
         sysbench.part(conn, "oltp_point_select", tables = 1, table_size = 1000, cpus = "0",
                       phases = [{"time": "1s", "threads": 1}, {"time": "1s", "threads": 3}]),
     ], report_interval = "1s")
-`
-	if err := os.WriteFile(plan, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	out := outDir(t)
 	expect(t, starbench(t, nil, "run", plan, "-p", "dsn="+m.DSN(), "--out", out), 0, "agent on this host (cpus 0)")
 	dir, merged, parts := togetherStep(t, out)
