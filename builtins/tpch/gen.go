@@ -21,18 +21,18 @@ const (
 // The streams' numbers of each column.
 const (
 	sPartMfgr, sPartBrand, sPartType, sPartSize, sPartContainer = 0, 1, 2, 3, 4
-	sPartComment                                                 = 6
-	sPSQty, sPSCost, sPSComment                                  = 7, 8, 9
-	sOrderSupp, sOrderClerk, sOrderComment, sOrderDate           = 10, 11, 12, 13
-	sLineQty, sLineDiscount, sLineTax, sLineInstruct, sLineMode  = 14, 15, 16, 17, 18
-	sLinePart, sLineSupp, sLineShip, sLineCommit, sLineReceipt   = 19, 20, 21, 22, 23
-	sLineFlag, sLineComment                                      = 24, 25
-	sCustAddress, sCustNation, sCustPhone, sCustBalance          = 26, 27, 28, 29
-	sCustSegment, sCustComment                                   = 30, 31
-	sSuppAddress, sSuppNation, sSuppPhone, sSuppBalance          = 32, 33, 34, 35
-	sSuppComment, sPartName, sOrderPriority, sOrderCustomer      = 36, 37, 38, 40
-	sNationComment, sRegionComment, sOrderLines                  = 41, 42, 43
-	sBBBJunk, sBBBType, sBBBComment, sBBBOffset                  = 44, 45, 46, 47
+	sPartComment                                                = 6
+	sPSQty, sPSCost, sPSComment                                 = 7, 8, 9
+	sOrderSupp, sOrderClerk, sOrderComment, sOrderDate          = 10, 11, 12, 13
+	sLineQty, sLineDiscount, sLineTax, sLineInstruct, sLineMode = 14, 15, 16, 17, 18
+	sLinePart, sLineSupp, sLineShip, sLineCommit, sLineReceipt  = 19, 20, 21, 22, 23
+	sLineFlag, sLineComment                                     = 24, 25
+	sCustAddress, sCustNation, sCustPhone, sCustBalance         = 26, 27, 28, 29
+	sCustSegment, sCustComment                                  = 30, 31
+	sSuppAddress, sSuppNation, sSuppPhone, sSuppBalance         = 32, 33, 34, 35
+	sSuppComment, sPartName, sOrderPriority, sOrderCustomer     = 36, 37, 38, 40
+	sNationComment, sRegionComment, sOrderLines                 = 41, 42, 43
+	sBBBJunk, sBBBType, sBBBComment, sBBBOffset                 = 44, 45, 46, 47
 )
 
 // Generator makes TPC-H's rows for a scale factor exactly as dbgen (and
