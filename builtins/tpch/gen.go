@@ -48,13 +48,16 @@ type Generator struct {
 }
 
 // NewGenerator makes the generator of scale factor sf (1 or more): its
-// streams at their seeds and its text pool (300 MB, a few seconds).
+// streams at their seeds, and the text pool (300 MB, made by the first
+// generator and shared by all).
 func NewGenerator(sf int64) (*Generator, error) {
 	if sf < 1 {
 		return nil, fmt.Errorf("the scale factor must be 1 or more, got %d", sf)
 	}
-	g := &Generator{scale: sf, streams: streamTable}
-	g.pool = g.makeTextPool()
+	if sf >= 30000 {
+		return nil, fmt.Errorf("scale factor %d: the generator goes up to 29,999 (dbgen draws keys in 64 bits above)", sf)
+	}
+	g := &Generator{scale: sf, streams: streamTable, pool: textPool()}
 	day := time.Date(1992, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < totalDays; i++ {
 		g.dates = append(g.dates, day.AddDate(0, 0, i).Format("2006-01-02"))

@@ -210,3 +210,43 @@ func TestGeneratorMatchesGoTPC(t *testing.T) {
 	}
 	t.Logf("%d rows alike, %d suppliers with a remark", len(got), bbb)
 }
+
+// Generators share one text pool, and each table's rows depend on no
+// other's: a generator that made customers first makes the same orders.
+func TestGeneratorsShareThePool(t *testing.T) {
+	a, _ := NewGenerator(1)
+	b, _ := NewGenerator(1)
+	if &a.pool[0] != &b.pool[0] {
+		t.Error("two text pools")
+	}
+	for i := int64(1); i <= 100; i++ {
+		a.CustomerRow(i)
+	}
+	for i := int64(1); i <= 100; i++ {
+		x, _ := a.OrderRows(i)
+		y, _ := b.OrderRows(i)
+		if strings.Join(x, "|") != strings.Join(y, "|") {
+			t.Fatalf("order %d: %v and %v", i, x, y)
+		}
+	}
+	if _, err := NewGenerator(0); err == nil {
+		t.Error("scale factor 0 accepted")
+	}
+}
+
+func BenchmarkGenerator(b *testing.B) {
+	g, _ := NewGenerator(1)
+	b.Run("orders", func(b *testing.B) {
+		lines := 0
+		for i := 0; i < b.N; i++ {
+			_, l := g.OrderRows(int64(i + 1))
+			lines += len(l)
+		}
+		b.ReportMetric(float64(lines)/float64(b.N), "lines/order")
+	})
+	b.Run("parts", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			g.PartRows(int64(i + 1))
+		}
+	})
+}

@@ -115,6 +115,13 @@ const textPoolSize = 300 << 20
 // textPoolStream is the stream the pool's sentences draw from.
 const textPoolStream = 5
 
+// textPool is the text pool, made once and shared by every generator (it
+// depends on no scale factor: its stream serves nothing else).
+var textPool = sync.OnceValue(func() []byte {
+	g := &Generator{streams: streamTable}
+	return g.makeTextPool()
+})
+
 // makeTextPool fills the text pool with sentences, a space after each,
 // the last cut at the pool's end.
 func (g *Generator) makeTextPool() []byte {
