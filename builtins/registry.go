@@ -30,6 +30,8 @@ import (
 	"github.com/starbench/starbench/builtins/telemetry/telemetrystar"
 	"github.com/starbench/starbench/builtins/tpcc"
 	"github.com/starbench/starbench/builtins/tpcc/tpccstar"
+	"github.com/starbench/starbench/builtins/tpch"
+	"github.com/starbench/starbench/builtins/tpch/tpchstar"
 	"github.com/starbench/starbench/builtins/yamlstar"
 	"github.com/starbench/starbench/runner"
 )
@@ -49,6 +51,7 @@ var Modules = []Entry{
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command, Family: sysbench.Family{}},
 	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command, Family: tpcc.Family{}},
 	{Module: mixstar.Module, Doc: mixstar.Doc, Command: mixstar.Command, Family: mix.Family{}},
+	{Module: tpchstar.Module, Doc: tpchstar.Doc, Family: tpch.Family{}},
 	{Module: benchstar.Module, Doc: benchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},

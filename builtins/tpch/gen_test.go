@@ -250,3 +250,45 @@ func BenchmarkGenerator(b *testing.B) {
 		}
 	})
 }
+
+// A slice of a table made alone (Start) is the same rows as made after
+// those before it, for every table; and lineCounts counts its lines.
+func TestSlicesStartAnywhere(t *testing.T) {
+	whole, _ := NewGenerator(1)
+	const first, n = 1201, 50
+	rows := func(g *Generator, table Table, i int64) string {
+		switch table {
+		case Customer:
+			return strings.Join(g.CustomerRow(i), "|")
+		case Supplier:
+			return strings.Join(g.SupplierRow(i), "|")
+		case Part:
+			p, s := g.PartRows(i)
+			return fmt.Sprint(p, s)
+		}
+		o, l := g.OrderRows(i)
+		return fmt.Sprint(o, l)
+	}
+	for _, table := range []Table{Customer, Supplier, Part, Orders} {
+		var want []string
+		for i := int64(1); i < first+n; i++ {
+			if r := rows(whole, table, i); i >= first {
+				want = append(want, r)
+			}
+		}
+		slice, _ := NewGenerator(1)
+		slice.Start(table, first)
+		for k := int64(0); k < n; k++ {
+			if got := rows(slice, table, first+k); got != want[k] {
+				t.Fatalf("table %d row %d alone:\n%s\nafter the rows before it:\n%s", table, first+k, got, want[k])
+			}
+		}
+	}
+	g, _ := NewGenerator(1)
+	g.Start(Orders, first)
+	for k, c := range lineCounts(first, n) {
+		if _, lines := g.OrderRows(first + int64(k)); int64(len(lines)) != c {
+			t.Fatalf("order %d: %d lines, counted %d", first+int64(k), len(lines), c)
+		}
+	}
+}
