@@ -51,7 +51,7 @@ var Modules = []Entry{
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command, Family: sysbench.Family{}},
 	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command, Family: tpcc.Family{}},
 	{Module: mixstar.Module, Doc: mixstar.Doc, Command: mixstar.Command, Family: mix.Family{}},
-	{Module: tpchstar.Module, Doc: tpchstar.Doc, Family: tpch.Family{}},
+	{Module: tpchstar.Module, Doc: tpchstar.Doc, Command: tpchstar.Command, Family: tpch.Family{}},
 	{Module: benchstar.Module, Doc: benchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},
