@@ -17,6 +17,8 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/starbench/starbench/builtins/bench/benchstar"
+	"github.com/starbench/starbench/builtins/ch"
+	"github.com/starbench/starbench/builtins/ch/chstar"
 	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/builtins/family"
@@ -52,6 +54,7 @@ var Modules = []Entry{
 	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command, Family: tpcc.Family{}},
 	{Module: mixstar.Module, Doc: mixstar.Doc, Command: mixstar.Command, Family: mix.Family{}},
 	{Module: tpchstar.Module, Doc: tpchstar.Doc, Command: tpchstar.Command, Family: tpch.Family{}},
+	{Module: chstar.Module, Doc: chstar.Doc, Command: chstar.Command, Family: ch.Family{}},
 	{Module: benchstar.Module, Doc: benchstar.Doc},
 	{Module: reportstar.Module, Doc: reportstar.Doc},
 	{Module: sshstar.Module, Doc: sshstar.Doc},

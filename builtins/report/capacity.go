@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/starbench/starbench/runner/results"
@@ -134,6 +136,49 @@ func StagesTable(benchmarks []*Benchmark) (Table, bool) {
 			}
 			t.Rows = append(t.Rows, []string{stepLabel(b, len(runs)), fmt.Sprint(st.Stage), num(st.Offered), num(st.Seconds), num(st.TPS),
 				num(st.Latency.Percentiles["95"]), num(st.Latency.Percentiles["99"]), fmt.Sprint(st.Errors), strings.Join(kinds, ", ")})
+		}
+	}
+	return t, len(t.Rows) > 0
+}
+
+// KindsTable is a row per kind of event of each step whose events are of
+// several kinds (TPC-C's transactions, TPC-H's queries, a mix's
+// transactions): its events, errors, rate and latency; false when no
+// step has kinds.
+func KindsTable(benchmarks []*Benchmark) (Table, bool) {
+	t := Table{Title: "by kind of event",
+		Columns: []string{"step", "kind", "events", "errors", "per minute", "avg ms", "p95 ms", "p99 ms", "max ms"},
+		Numeric: []bool{false, false, true, true, true, true, true, true, true}}
+	runs := map[*Run]bool{}
+	for _, b := range benchmarks {
+		runs[b.Run] = true
+	}
+	for _, b := range benchmarks {
+		for _, k := range b.Summary.Kinds {
+			l := k.Latency
+			t.Rows = append(t.Rows, []string{stepLabel(b, len(runs)), k.Name, fmt.Sprint(k.Events), fmt.Sprint(k.Errors), num(k.PerMinute),
+				num(l.AvgMS), num(l.Percentiles["95"]), num(l.Percentiles["99"]), num(l.MaxMS)})
+		}
+	}
+	return t, len(t.Rows) > 0
+}
+
+// FiguresTable is a row per step with figures of its family's own
+// (tpmC, QphH, power, ...), each as name value; false when no step has
+// any.
+func FiguresTable(benchmarks []*Benchmark) (Table, bool) {
+	t := Table{Title: "the families' figures", Columns: []string{"step", "figures"}, Numeric: []bool{false, false}}
+	runs := map[*Run]bool{}
+	for _, b := range benchmarks {
+		runs[b.Run] = true
+	}
+	for _, b := range benchmarks {
+		var figures []string
+		for _, name := range slices.Sorted(maps.Keys(b.Summary.Metrics)) {
+			figures = append(figures, fmt.Sprintf("%s %s", name, num(b.Summary.Metrics[name])))
+		}
+		if len(figures) > 0 {
+			t.Rows = append(t.Rows, []string{stepLabel(b, len(runs)), strings.Join(figures, ", ")})
 		}
 	}
 	return t, len(t.Rows) > 0

@@ -86,8 +86,10 @@ func (o ReportOptions) WriteHTML(w io.Writer, runs []*Run) error {
 				ofWorkload = append(ofWorkload, b)
 			}
 		}
-		if t, ok := StagesTable(ofWorkload); ok {
-			sec.Tables = append(sec.Tables, t)
+		for _, more := range []func([]*Benchmark) (Table, bool){KindsTable, FiguresTable, StagesTable} {
+			if t, ok := more(ofWorkload); ok {
+				sec.Tables = append(sec.Tables, t)
+			}
 		}
 		if t, ok := TelemetryTable(ofWorkload); ok {
 			sec.Tables = append(sec.Tables, t)

@@ -464,8 +464,10 @@ func (o ReportOptions) WriteReport(w io.Writer, runs []*Run, markdown bool) {
 		return
 	}
 	tables := o.WorkloadTables(benchmarks)
-	if t, ok := StagesTable(benchmarks); ok {
-		tables = append(tables, t)
+	for _, more := range []func([]*Benchmark) (Table, bool){KindsTable, FiguresTable, StagesTable} {
+		if t, ok := more(benchmarks); ok {
+			tables = append(tables, t)
+		}
 	}
 	if t, ok := TelemetryTable(benchmarks); ok {
 		tables = append(tables, t)

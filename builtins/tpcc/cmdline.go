@@ -5,10 +5,11 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/starbench/starbench/builtins/gotpc"
 )
 
 // CommandLine is a `starbench tpcc` command line: go-tpc v1.0.7's flags as
@@ -19,10 +20,7 @@ import (
 type CommandLine struct {
 	Command string // prepare, run, check or cleanup
 
-	Host, User, Password, DB string
-	Port                     int
-	Target                   string // --target: a DSN, embedded or sandbox:mariadb, instead of -H/-P/...
-	MySQLGiven               bool   // some of -H -P -U -p -D was given
+	gotpc.Conn
 
 	Threads     int
 	Warehouses  int
@@ -64,8 +62,8 @@ var Commands = []string{"prepare", "run", "check", "cleanup"}
 
 // ignoredFlags are go-tpc flags starbench accepts and has no use for: its
 // profiling endpoints (--metrics-addr is starbench's own, taken before the
-// command line is parsed).
-var ignoredFlags = []string{"max-procs", "pprof", "silence", "max-measure-latency", "acThreads"}
+// command line is parsed) and ch's analytical threads.
+var ignoredFlags = gotpc.Ignored{"max-procs": "", "pprof": "", "silence": "", "max-measure-latency": "", "acThreads": "t"}
 
 // refusedFlags are go-tpc flags whose behaviour starbench does not have:
 // given, they are an error saying so rather than ignored.
@@ -73,9 +71,6 @@ var refusedFlags = map[string]string{
 	"retry-count":    "starbench's prepare does not retry a failed load statement (go-tpc retries each batch, 50 times 10 s apart by default): a failure stops it naming the table and warehouse; prepare again with --dropdata",
 	"retry-interval": "starbench's prepare does not retry a failed load statement (see --retry-count)",
 }
-
-// ignoredShorthands are go-tpc's one-letter names of ignored flags.
-var ignoredShorthands = map[string]string{"acThreads": "t"}
 
 // ParseCommandLine reads a `starbench tpcc` command line: flags before or
 // after the command, as go-tpc's cobra reads them.
@@ -87,50 +82,34 @@ func ParseCommandLine(args []string) (*CommandLine, error) {
 	}
 	cl.Given = map[string]bool{}
 	fs.Visit(func(f *pflag.Flag) { cl.Given[f.Name] = true })
-	for _, name := range []string{"host", "port", "user", "password", "db"} {
-		cl.MySQLGiven = cl.MySQLGiven || fs.Changed(name)
+	if err := cl.Conn.Parsed(fs); err != nil {
+		return nil, err
 	}
 	for _, name := range slices.Sorted(maps.Keys(refusedFlags)) {
 		if fs.Changed(name) {
 			return nil, fmt.Errorf("--%s: %s", name, refusedFlags[name])
 		}
 	}
-	rest := fs.Args()
-	if len(rest) > 0 && rest[0] == "tpcc" { // go-tpc's own word, as reports print the command
-		rest = rest[1:]
-	}
 	if cl.Help {
 		return cl, nil
 	}
-	if len(rest) != 1 {
-		return nil, fmt.Errorf("want one command (%s), got %q", strings.Join(Commands, ", "), strings.Join(rest, " "))
-	}
-	cl.Command = rest[0]
-	if !oneOf(Commands, cl.Command) {
-		return nil, fmt.Errorf("unknown command %q (want %s)", cl.Command, strings.Join(Commands, ", "))
+	var err error
+	if cl.Command, err = gotpc.Command(fs.Args(), "tpcc", Commands); err != nil {
+		return nil, err
 	}
 	return cl, cl.check()
 }
 
 // FlagUsage lists the flags with their defaults, for --help.
 func FlagUsage() string {
-	fs := (&CommandLine{}).flagSet()
-	for _, name := range ignoredFlags {
-		fs.Lookup(name).Hidden = true
-	}
-	return fs.FlagUsages() + "\nAccepted and unused (go-tpc's profiling): --" + strings.Join(ignoredFlags, ", --") + "\n"
+	return ignoredFlags.Usage((&CommandLine{}).flagSet(), "go-tpc's profiling, and ch's")
 }
 
 // flagSet binds the flags to cl's fields.
 func (cl *CommandLine) flagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("tpcc", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVarP(&cl.Host, "host", "H", "127.0.0.1", "database host")
-	fs.IntVarP(&cl.Port, "port", "P", 4000, "database port")
-	fs.StringVarP(&cl.User, "user", "U", "root", "database user")
-	fs.StringVarP(&cl.Password, "password", "p", "", "database password")
-	fs.StringVarP(&cl.DB, "db", "D", "test", "database name")
-	fs.StringVar(&cl.Target, "target", "", "a DSN, embedded or sandbox:mariadb (instead of -H -P -U -p -D)")
+	cl.Conn.Bind(fs)
 	fs.IntVarP(&cl.Threads, "threads", "T", 1, "threads (loaders in prepare, terminals in run)")
 	fs.IntVar(&cl.Warehouses, "warehouses", 10, "warehouses")
 	fs.IntVar(&cl.Parts, "parts", 1, "partitions of each table by warehouse")
@@ -154,13 +133,10 @@ func (cl *CommandLine) flagSet() *pflag.FlagSet {
 	fs.StringSliceVar(&cl.CSVTables, "tables", nil, "prepare --output-type csv: the tables to write (e.g. item,stock; default all nine)")
 	fs.StringVar(&cl.Props, "props", "", "a BenchmarkSQL props file (props.mysql): connection, warehouses, terminals, runMins, weights")
 	fs.BoolVarP(&cl.Help, "help", "h", false, "help")
-	for _, name := range ignoredFlags {
-		fs.StringP(name, ignoredShorthands[name], "", "accepted for go-tpc's command lines; not used")
-	}
+	ignoredFlags.Bind(fs)
 	for name, why := range refusedFlags {
 		fs.String(name, "", "go-tpc's; refused: "+why)
 	}
-	fs.Lookup("silence").NoOptDefVal = "true"
 	return fs
 }
 
@@ -179,8 +155,6 @@ func (cl *CommandLine) check() error {
 		return fmt.Errorf("--interval must be positive, not %s", cl.Interval)
 	case cl.Command == "run" && cl.Time == 0 && cl.Count == 0 && cl.Props == "":
 		return fmt.Errorf("run needs --time or --count (go-tpc would run until interrupted; give --time 10m, say)")
-	case cl.Target != "" && cl.MySQLGiven:
-		return fmt.Errorf("give either --target or -H/-P/-U/-p/-D, not both")
 	}
 	if _, ok := IsolationLevels[cl.Isolation]; !ok {
 		return fmt.Errorf("--isolation must be 0 (the server's), 1 (read uncommitted), 2 (read committed), 4 (repeatable read) or 6 (serializable), not %d", cl.Isolation)

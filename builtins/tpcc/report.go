@@ -3,6 +3,7 @@ package tpcc
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +49,9 @@ func FiguresOf(res *bench.Result, warehouses int) Figures {
 	}
 	var f Figures
 	for _, k := range res.Kinds {
+		if !slices.Contains(kindNames[:], k.Name) {
+			continue // a mixed load's other kinds (CH-benCHmark's queries)
+		}
 		f.TpmTotal += float64(k.Events) / secs * 60
 		if k.Name == tpmCKind {
 			f.TpmC = float64(k.Events) / secs * 60

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -62,19 +63,9 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 			}
 			fmt.Fprintf(w, "TPC-C: %d warehouses, %s, seed %d (starbench, Go workload engine; go-tpc v1.0.7's statements)\n",
 				warehouses, threads, o.Seed)
-			kept, err := verifyLoaded(ctx, conn, wl.opts.Layout, warehouses)
-			if err != nil {
+			if err := wl.Begin(ctx, conn, o.Seed, w, options); err != nil {
 				return nil, err
 			}
-			load, from := wl.opts.Constants, "the seed"
-			if kept != nil {
-				load, from = *kept, BenchmarkSQLConfig
-			}
-			run := RunConstants(load, uint64(o.Seed))
-			wl.run = &run
-			options["c_last_load"], options["c_last_run"] = load.CLast, run.CLast
-			fmt.Fprintf(w, "C_LAST: the load's %d (from %s), the run's %d (clause 2.1.6.1: they differ by 65..119, not 96 or 112)\n",
-				load.CLast, from, run.CLast)
 			kinds := wl.Kinds()
 			sinks = append([]bench.Sink{bench.SinkFunc(func(iv *bench.Interval) { p.Interval(iv, kinds) })}, sinks...)
 			bo, err := o.Segment.Apply(bench.WithStages(bench.Options{
@@ -97,6 +88,27 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 		Options:  options,
 		Annotate: func(sum *results.Summary, res *bench.Result) { FiguresOf(res, warehouses).Annotate(sum) },
 	}
+}
+
+// Begin readies a run of the workload on conn: it checks that the tables
+// hold the warehouses (VerifyLoaded) and draws the run's C constants from
+// the load's and seed, printing them on w and keeping them in options
+// (c_last_load, c_last_run).
+func (wl *Workload) Begin(ctx context.Context, conn bench.Connector, seed int64, w io.Writer, options map[string]any) error {
+	kept, err := verifyLoaded(ctx, conn, wl.opts.Layout, wl.opts.Warehouses)
+	if err != nil {
+		return err
+	}
+	load, from := wl.opts.Constants, "the seed"
+	if kept != nil {
+		load, from = *kept, BenchmarkSQLConfig
+	}
+	run := RunConstants(load, uint64(seed))
+	wl.run = &run
+	options["c_last_load"], options["c_last_run"] = load.CLast, run.CLast
+	fmt.Fprintf(w, "C_LAST: the load's %d (from %s), the run's %d (clause 2.1.6.1: they differ by 65..119, not 96 or 112)\n",
+		load.CLast, from, run.CLast)
+	return nil
 }
 
 // NotLoadedError says the tables a run or check needs are not there, or

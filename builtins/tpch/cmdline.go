@@ -3,10 +3,11 @@ package tpch
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/starbench/starbench/builtins/gotpc"
 )
 
 // CommandLine is a `starbench tpch` command line: go-tpc v1.0.7's flags as
@@ -16,10 +17,7 @@ import (
 type CommandLine struct {
 	Command string // prepare, run or cleanup
 
-	Host, User, Password, DB string
-	Port                     int
-	Target                   string // --target: a DSN, embedded or sandbox:mariadb, instead of -H/-P/...
-	MySQLGiven               bool   // some of -H -P -U -p -D was given
+	gotpc.Conn
 
 	Threads     int
 	ScaleFactor int64
@@ -31,6 +29,7 @@ type CommandLine struct {
 	Interval    time.Duration
 	DropData    bool
 	Seed        int64
+	Segment     string // --segment i/n: run the i-th of n slices of the run
 	Out         string
 	LoadMethod  string
 	Help        bool
@@ -40,7 +39,7 @@ type CommandLine struct {
 var Commands = []string{"prepare", "run", "cleanup"}
 
 // ignoredFlags are go-tpc flags starbench accepts and has no use for.
-var ignoredFlags = []string{"max-procs", "pprof", "silence", "driver"}
+var ignoredFlags = gotpc.Ignored{"max-procs": "", "pprof": "", "silence": "", "driver": "d"}
 
 // ParseCommandLine reads a `starbench tpch` command line: flags before or
 // after the command, as go-tpc's cobra reads them.
@@ -50,46 +49,28 @@ func ParseCommandLine(args []string) (*CommandLine, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"host", "port", "user", "password", "db"} {
-		cl.MySQLGiven = cl.MySQLGiven || fs.Changed(name)
-	}
-	rest := fs.Args()
-	if len(rest) > 0 && rest[0] == "tpch" { // go-tpc's own word, as reports print the command
-		rest = rest[1:]
+	if err := cl.Conn.Parsed(fs); err != nil {
+		return nil, err
 	}
 	if cl.Help {
 		return cl, nil
 	}
-	if len(rest) != 1 {
-		return nil, fmt.Errorf("want one command (%s), got %q", strings.Join(Commands, ", "), strings.Join(rest, " "))
-	}
-	cl.Command = rest[0]
-	switch cl.Command {
-	case "prepare", "run", "cleanup":
-	default:
-		return nil, fmt.Errorf("unknown command %q (want %s)", cl.Command, strings.Join(Commands, ", "))
+	var err error
+	if cl.Command, err = gotpc.Command(fs.Args(), "tpch", Commands); err != nil {
+		return nil, err
 	}
 	return cl, cl.check()
 }
 
 // FlagUsage lists the flags with their defaults, for --help.
 func FlagUsage() string {
-	fs := (&CommandLine{}).flagSet()
-	for _, name := range ignoredFlags {
-		fs.Lookup(name).Hidden = true
-	}
-	return fs.FlagUsages() + "\nAccepted and unused: --" + strings.Join(ignoredFlags, ", --") + "\n"
+	return ignoredFlags.Usage((&CommandLine{}).flagSet(), "go-tpc's profiling and driver")
 }
 
 func (cl *CommandLine) flagSet() *pflag.FlagSet {
 	fs := pflag.NewFlagSet("tpch", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVarP(&cl.Host, "host", "H", "127.0.0.1", "database host")
-	fs.IntVarP(&cl.Port, "port", "P", 4000, "database port")
-	fs.StringVarP(&cl.User, "user", "U", "root", "database user")
-	fs.StringVarP(&cl.Password, "password", "p", "", "database password")
-	fs.StringVarP(&cl.DB, "db", "D", "test", "database name")
-	fs.StringVar(&cl.Target, "target", "", "a DSN, embedded or sandbox:mariadb (instead of -H -P -U -p -D)")
+	cl.Conn.Bind(fs)
 	fs.IntVarP(&cl.Threads, "threads", "T", 1, "threads (table slices loaded at once in prepare, query streams in run)")
 	fs.Int64Var(&cl.ScaleFactor, "sf", 1, "scale factor (1 is about 1 GB)")
 	fs.StringVar(&cl.Queries, "queries", allQueries, "the queries, in order")
@@ -100,17 +81,11 @@ func (cl *CommandLine) flagSet() *pflag.FlagSet {
 	fs.DurationVar(&cl.Interval, "interval", 10*time.Second, "report interval")
 	fs.BoolVar(&cl.DropData, "dropdata", false, "prepare: drop the eight tables first")
 	fs.Int64Var(&cl.Seed, "seed", 0, "the run's seed (the data is dbgen's whatever the seed)")
+	fs.StringVar(&cl.Segment, "segment", "", "run the i-th of n slices of the run (i/n): thread j of --threads is segment j mod n + 1's; needs --seed, the same on every segment; 'starbench merge' merges the folders")
 	fs.StringVar(&cl.Out, "out", "", "results folder of a run (new or empty)")
 	fs.StringVar(&cl.LoadMethod, "load-method", "auto", "prepare: auto (LOAD DATA LOCAL where accepted), insert or load-data")
 	fs.BoolVarP(&cl.Help, "help", "h", false, "help")
-	for _, name := range ignoredFlags {
-		short := ""
-		if name == "driver" {
-			short = "d"
-		}
-		fs.StringP(name, short, "", "accepted for go-tpc's command lines; not used")
-	}
-	fs.Lookup("silence").NoOptDefVal = "true"
+	ignoredFlags.Bind(fs)
 	return fs
 }
 
@@ -125,12 +100,10 @@ func (cl *CommandLine) check() error {
 		return fmt.Errorf("--time and --count must not be negative")
 	case cl.Interval <= 0:
 		return fmt.Errorf("--interval must be positive, not %s", cl.Interval)
-	case cl.Target != "" && cl.MySQLGiven:
-		return fmt.Errorf("give either --target or -H/-P/-U/-p/-D, not both")
 	case cl.Check && cl.ScaleFactor != 1:
 		return fmt.Errorf("--check compares the answers at scale factor 1, the only one they are known for (go-tpc's rule), not %d", cl.ScaleFactor)
-	case cl.Check:
-		return fmt.Errorf("--check: starbench does not compare the answers yet; run without it")
+	case cl.Check && cl.Explain:
+		return fmt.Errorf("--check with --use-explain: the rows are EXPLAIN ANALYZE's plan, not the answer (go-tpc skips the check)")
 	}
 	switch cl.LoadMethod {
 	case "auto", "insert", "load-data":

@@ -51,8 +51,10 @@ func (Family) RunOptions() []family.Option {
 			Check: family.AtLeast(0)},
 		{Name: "interval", Kind: family.Duration, Default: 10 * time.Second, Role: family.Interval, Help: "the report interval"},
 		{Name: "use_explain", Kind: family.Bool, Default: false, Help: "run each query under EXPLAIN ANALYZE"},
+		{Name: "check", Kind: family.Bool, Default: false, Help: "compare each answer with TPC-H's (sf=1 only): a wrong answer fails the step"},
 		{Name: "seed", Kind: family.Int, Default: int64(0), Role: family.Seed, Help: "the run's seed (0: the step's)"},
 		{Name: "tags", Kind: family.Tags, Default: map[string]string{}, Role: family.TagsRole, Help: "kept with the step"},
+		{Name: "segment", Kind: family.String, Default: "", Role: family.Segment, Help: "i/n: the i-th of n slices of the load (with seed)"},
 	}
 }
 
@@ -61,9 +63,11 @@ func (Family) RunDoc() string {
 	return "Runs the queries (go-tpc's --queries, all 22 by default) with threads connections, thread i starting at the i-th " +
 		"query and going round the list, until count queries (with neither count nor time: one round of the list) or time, " +
 		"printing go-tpc's [Current] and [Summary] lines, and writes steps/<id>-tpch-t<threads>/. use_explain runs them under " +
-		"EXPLAIN ANALYZE. Returns a struct: every run builtin's fields and queries (by query: count, errors, avg_s, latency), " +
+		"EXPLAIN ANALYZE. check (sf=1 only) compares every answer with TPC-H's by the specification's precisions (clause " +
+		"2.1.3.5: exact, SUMs within 100, AVGs and ratios within 1%): a wrong answer fails the step naming the query, row " +
+		"and column. segment=\"i/n\" (with seed=, the same for every segment) runs the i-th of n slices of the threads and count. Returns a struct: every run builtin's fields and queries (by query: count, errors, avg_s, latency), " +
 		"geomean_s (the geometric mean of the queries' mean latencies), power (3600 × sf / geomean_s: the queries' part of " +
-		"TPC-H's Power@Size, without its refresh functions) and qph (queries an hour)."
+		"TPC-H's Power@Size, without its refresh functions), qph (queries an hour) and answers_checked."
 }
 
 // Meta implements family.Family.
@@ -80,8 +84,15 @@ func (Family) Run(v family.Values) (family.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := RunOptions{ScaleFactor: v.Int("sf"), Queries: queries, Explain: v.Bool("use_explain"), Threads: int(v.Int("threads")),
-		Time: v.Duration("time"), Count: v.Int("count"), Interval: v.Duration("interval")}
+	seg, err := v.Segment("segment")
+	if err != nil {
+		return nil, err
+	}
+	o := RunOptions{Segment: seg, ScaleFactor: v.Int("sf"), Queries: queries, Explain: v.Bool("use_explain"), Check: v.Bool("check"),
+		Threads: int(v.Int("threads")), Time: v.Duration("time"), Count: v.Int("count"), Interval: v.Duration("interval")}
+	if err := o.checkable(); err != nil {
+		return nil, err
+	}
 	if o.Time == 0 && o.Count == 0 {
 		o.Count = int64(len(queries))
 	}
@@ -129,6 +140,12 @@ func (Family) CommandLine(command string, v family.Values, database string) stri
 		}
 		if v.Bool("use_explain") {
 			parts = append(parts, "--use-explain")
+		}
+		if v.Bool("check") {
+			parts = append(parts, "--check")
+		}
+		if s := v.String("segment"); s != "" {
+			parts = append(parts, fmt.Sprintf("--seed %d --segment %s", v.Int("seed"), s))
 		}
 	}
 	return strings.Join(parts, " ")
@@ -186,5 +203,6 @@ func (Family) Fields(s *results.Summary) map[string]any {
 	for _, k := range s.Kinds {
 		queries[k.Name] = family.Record{"count": k.Events, "errors": k.Errors, "avg_s": k.Latency.AvgMS / 1000, "latency": k.Latency}
 	}
-	return map[string]any{"queries": queries, "geomean_s": s.Metrics[MetricGeomean], "power": s.Metrics[MetricPower], "qph": s.Metrics[MetricQPH]}
+	return map[string]any{"queries": queries, "geomean_s": s.Metrics[MetricGeomean], "power": s.Metrics[MetricPower], "qph": s.Metrics[MetricQPH],
+		"answers_checked": int64(s.Metrics[MetricChecked])}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,23 @@ type PrepareOptions struct {
 	Threads     int
 	IfExists    string // IfExistsError (""), IfExistsDrop or IfExistsReuse
 	Method      string // bulkload's: Auto (""), Insert or LoadData
+	// Tables are the tables prepared (CH-benCHmark's nation, region and
+	// supplier, say); none: the eight.
+	Tables []string
+}
+
+// tables are the tables o prepares, in go-tpc's order.
+func (o PrepareOptions) tables() []string {
+	if len(o.Tables) == 0 {
+		return TableNames
+	}
+	var out []string
+	for _, t := range TableNames {
+		if slices.Contains(o.Tables, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // sliceRows is how many rows of a table (orders, for lineitem) one load
@@ -99,11 +117,14 @@ func Prepare(ctx context.Context, conn bench.Connector, o PrepareOptions, out io
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	defer admin.Close()
-	existing, err := existingTables(ctx, admin)
+	existing, err := existingTables(ctx, admin, o.tables())
 	if err != nil {
 		return nil, err
 	}
 	skipped := map[string]bool{}
+	for _, t := range TableNames {
+		skipped[t] = !slices.Contains(o.tables(), t)
+	}
 	if len(existing) > 0 {
 		switch o.IfExists {
 		case "", IfExistsError:
@@ -274,10 +295,10 @@ func (j loadJob) bulk(sf int64) bulkload.Table {
 		}}
 }
 
-// existingTables are the eight tables that exist in s's database.
-func existingTables(ctx context.Context, s bench.Session) ([]string, error) {
+// existingTables are those of tables that exist in s's database.
+func existingTables(ctx context.Context, s bench.Session, tables []string) ([]string, error) {
 	var found []string
-	for _, t := range TableNames {
+	for _, t := range tables {
 		n, err := s.Query(ctx, "SHOW TABLES LIKE '"+t+"'")
 		if err != nil {
 			return nil, err
@@ -319,12 +340,19 @@ func dropTables(ctx context.Context, s bench.Session, schema string, tables []st
 // Cleanup drops the eight tables that exist in conn's database, naming
 // each as schema.table on out, and returns their names.
 func Cleanup(ctx context.Context, conn bench.Connector, out io.Writer) ([]string, error) {
+	return CleanupTables(ctx, conn, TableNames, out)
+}
+
+// CleanupTables drops those of tables that exist in conn's database (in
+// go-tpc's order), naming each as schema.table on out, and returns their
+// names.
+func CleanupTables(ctx context.Context, conn bench.Connector, tables []string, out io.Writer) ([]string, error) {
 	s, err := conn.Connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
-	existing, err := existingTables(ctx, s)
+	existing, err := existingTables(ctx, s, tables)
 	if err != nil {
 		return nil, err
 	}

@@ -20,14 +20,19 @@ var QueryNames = func() []string {
 }()
 
 // queryTexts are the queries' texts by name, as go-tpc sends them.
-var queryTexts = sync.OnceValue(func() map[string]string {
+var queryTexts = sync.OnceValue(func() map[string]string { return SplitQueries(queriesSQL) })
+
+// SplitQueries reads a file of the 22 queries, each after a line
+// "-- qN", into their texts by name. The files are embedded: one that
+// lacks a query is a build error.
+func SplitQueries(file string) map[string]string {
 	out := map[string]string{}
-	rest := queriesSQL
+	rest := file
 	for i, name := range QueryNames {
 		marker := "-- " + name + "\n"
 		at := strings.Index(rest, marker)
 		if at < 0 {
-			panic("tpch: queries.sql lacks " + name) // an embedded file: a build error
+			panic("tpch: a query file lacks " + name)
 		}
 		rest = rest[at+len(marker):]
 		end := len(rest)
@@ -37,7 +42,7 @@ var queryTexts = sync.OnceValue(func() map[string]string {
 		out[name] = rest[:end]
 	}
 	return out
-})
+}
 
 // placeholder is where go-tpc's --use-explain puts EXPLAIN ANALYZE.
 const placeholder = "/*PLACEHOLDER*/"
@@ -53,13 +58,18 @@ func Statements(name string, explain bool) ([]string, error) {
 	if explain {
 		text = strings.Replace(text, placeholder, "explain analyze", 1)
 	}
+	return splitStatements(text), nil
+}
+
+// splitStatements splits a query's text at its semicolons.
+func splitStatements(text string) []string {
 	var stmts []string
 	for _, s := range strings.SplitAfter(text, ";\n") {
 		if strings.TrimSpace(s) != "" {
 			stmts = append(stmts, s)
 		}
 	}
-	return stmts, nil
+	return stmts
 }
 
 // ParseQueries reads a --queries list ("q1,q3,q22"): names TPC-H has, in

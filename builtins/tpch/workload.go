@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
@@ -21,21 +23,44 @@ const StatementGeneration = "1"
 type Workload struct {
 	queries []string
 	stmts   [][]string
+	check   bool
+	checked atomic.Int64 // answers found to be TPC-H's
 }
 
 // NewWorkload makes the stream of queries (names from ParseQueries), each
-// EXPLAIN ANALYZE'd when explain is set.
-func NewWorkload(queries []string, explain bool) (*Workload, error) {
+// EXPLAIN ANALYZE'd when explain is set; with check, each answer is
+// compared with TPC-H's at scale factor 1 (a wrong one fails the run).
+func NewWorkload(queries []string, explain, check bool) (*Workload, error) {
 	if len(queries) == 0 {
 		return nil, fmt.Errorf("no query to run")
 	}
-	wl := &Workload{queries: queries}
+	if explain && check {
+		return nil, fmt.Errorf("the answers cannot be checked under EXPLAIN ANALYZE: its rows are the plan's")
+	}
+	wl := &Workload{queries: queries, check: check}
 	for _, q := range queries {
 		s, err := Statements(q, explain)
 		if err != nil {
 			return nil, err
 		}
 		wl.stmts = append(wl.stmts, s)
+	}
+	return wl, nil
+}
+
+// NewWorkloadOf makes a stream of other queries than TPC-H's
+// (CH-benCHmark's), texts by name, in the order of queries.
+func NewWorkloadOf(texts map[string]string, queries []string) (*Workload, error) {
+	if len(queries) == 0 {
+		return nil, fmt.Errorf("no query to run")
+	}
+	wl := &Workload{queries: queries}
+	for _, q := range queries {
+		text, ok := texts[q]
+		if !ok {
+			return nil, fmt.Errorf("no query %q: the queries are q1 ... q22", q)
+		}
+		wl.stmts = append(wl.stmts, splitStatements(text))
 	}
 	return wl, nil
 }
@@ -54,9 +79,10 @@ func (wl *Workload) NewWorker(id int, _ uint64) (bench.Worker, error) {
 }
 
 type queryWorker struct {
-	wl   *Workload
-	next int
-	kind int
+	wl      *Workload
+	next    int
+	kind    int
+	checked map[string]bench.RowStmt // with check: the queries, prepared to read their rows
 }
 
 // Prepare implements bench.Worker: the queries are sent as text.
@@ -69,15 +95,46 @@ func (w *queryWorker) Event(ctx context.Context, s bench.Session) error {
 	w.next++
 	for _, stmt := range w.wl.stmts[w.kind] {
 		var err error
-		if isDDL(stmt) {
+		switch {
+		case isDDL(stmt):
 			_, err = s.Exec(ctx, stmt)
-		} else {
+		case w.wl.check:
+			err = w.checkAnswer(ctx, s, w.wl.queries[w.kind], stmt)
+		default:
 			_, err = s.Query(ctx, stmt)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.wl.queries[w.kind], err)
 		}
 	}
+	return nil
+}
+
+// checkAnswer runs a query and compares its rows with TPC-H's answer.
+func (w *queryWorker) checkAnswer(ctx context.Context, s bench.Session, query, stmt string) error {
+	rs, ok := w.checked[stmt]
+	if !ok {
+		st, err := s.Prepare(ctx, stmt)
+		if err != nil {
+			return err
+		}
+		if rs, ok = st.(bench.RowStmt); !ok {
+			st.Close()
+			return fmt.Errorf("this connection's statements do not hand back rows: the answers cannot be checked")
+		}
+		if w.checked == nil {
+			w.checked = map[string]bench.RowStmt{}
+		}
+		w.checked[stmt] = rs
+	}
+	c := newAnswerChecker(query)
+	if _, err := rs.QueryRows(ctx, c.Row); err != nil {
+		return err
+	}
+	if err := c.Done(); err != nil {
+		return err
+	}
+	w.wl.checked.Add(1)
 	return nil
 }
 
@@ -95,44 +152,81 @@ type RunOptions struct {
 	ScaleFactor int64
 	Queries     []string
 	Explain     bool
+	Check       bool // compare each answer with TPC-H's (scale factor 1 only)
 	Threads     int
 	Time        time.Duration // 0: until Count queries
 	Count       int64         // 0: until Time
 	Interval    time.Duration
 	Seed        int64
+	// Segment, when not the whole, runs that slice of the run: its share
+	// of the threads (keeping their ids, so their places in the list) and
+	// of Count.
+	Segment bench.Segment
+}
+
+// checkable refuses a check where no answer is known or none is read.
+func (o RunOptions) checkable() error {
+	switch {
+	case !o.Check:
+	case o.ScaleFactor != 1:
+		return fmt.Errorf("check: TPC-H's answers are known at scale factor 1 only, not %d (go-tpc's rule)", o.ScaleFactor)
+	case o.Explain:
+		return fmt.Errorf("check with use_explain: the rows are EXPLAIN ANALYZE's plan, not the answer")
+	}
+	return nil
 }
 
 // Figures a run adds to its summary's metrics.
 const (
-	MetricGeomean = "geomean_s" // the geometric mean of the queries' mean latencies, seconds
-	MetricPower   = "power"     // 3600 × SF / MetricGeomean (the queries' part of TPC-H's Power@Size)
-	MetricQPH     = "qph"       // queries an hour
+	MetricGeomean = "geomean_s"       // the geometric mean of the queries' mean latencies, seconds
+	MetricPower   = "power"           // 3600 × SF / MetricGeomean (the queries' part of TPC-H's Power@Size)
+	MetricQPH     = "qph"             // queries an hour
+	MetricChecked = "answers_checked" // with Check: answers found to be TPC-H's
 )
 
 // Step is the run's benchmark step on conn.
 func Step(conn bench.Connector, o RunOptions) (bench.Step, error) {
-	wl, err := NewWorkload(o.Queries, o.Explain)
+	if err := o.checkable(); err != nil {
+		return bench.Step{}, err
+	}
+	wl, err := NewWorkload(o.Queries, o.Explain, o.Check)
 	if err != nil {
 		return bench.Step{}, err
 	}
-	options := map[string]any{"sf": o.ScaleFactor, "queries": strings.Join(o.Queries, ","), "use_explain": o.Explain,
+	options := map[string]any{"sf": o.ScaleFactor, "queries": strings.Join(o.Queries, ","), "use_explain": o.Explain, "check": o.Check,
 		"threads": o.Threads, "time": o.Time.Seconds(), "count": o.Count, "interval": o.Interval.Seconds()}
 	return bench.Step{
 		Run: func(ctx context.Context, sr bench.StepRun) (*bench.Result, error) {
-			fmt.Fprintf(sr.Output, "TPC-H: scale factor %d, %d threads, queries %s (starbench, Go workload engine; go-tpc v1.0.7's queries)\n",
-				o.ScaleFactor, o.Threads, strings.Join(o.Queries, ","))
-			bo := bench.WithStages(bench.Options{Threads: o.Threads, Time: o.Time, Events: o.Count, Interval: o.Interval, Seed: o.Seed,
-				Start: sr.Start}, sr.Profile)
+			threads := fmt.Sprintf("%d threads", o.Threads)
+			if !o.Segment.Whole() {
+				threads = fmt.Sprintf("%d threads (segment %s of %d)", o.Segment.Threads(o.Threads), o.Segment, o.Threads)
+			}
+			fmt.Fprintf(sr.Output, "TPC-H: scale factor %d, %s, queries %s (starbench, Go workload engine; go-tpc v1.0.7's queries)\n",
+				o.ScaleFactor, threads, strings.Join(o.Queries, ","))
+			bo, err := o.Segment.Apply(bench.WithStages(bench.Options{Threads: o.Threads, Time: o.Time, Events: o.Count,
+				Interval: o.Interval, Seed: o.Seed, Start: sr.Start}, sr.Profile))
+			if err != nil {
+				return nil, err
+			}
 			sinks := append([]bench.Sink{bench.SinkFunc(func(iv *bench.Interval) { printInterval(sr.Output, iv, wl.queries) })}, sr.Sinks...)
 			res, err := bench.Run(ctx, wl, conn, bo, sinks...)
 			if res != nil {
 				fmt.Fprintln(sr.Output, "Finished")
 				printSummary(sr.Output, res)
+				if o.Check {
+					fmt.Fprintf(sr.Output, "check: %d answers are TPC-H's\n", wl.checked.Load())
+				}
 			}
 			return res, err
 		},
-		Workload: "tpch", Threads: o.Threads, Total: o.Time.Seconds(), Percentile: 95, Seed: o.Seed, Options: options,
-		Annotate: func(sum *results.Summary, _ *bench.Result) { annotate(sum, o.ScaleFactor) },
+		Workload: "tpch", Threads: o.Segment.Threads(o.Threads), Total: o.Time.Seconds(), Percentile: 95, Seed: o.Seed, Options: options,
+		Segment: o.Segment.String(),
+		Annotate: func(sum *results.Summary, _ *bench.Result) {
+			annotate(sum, o.ScaleFactor)
+			if o.Check {
+				sum.Metrics[MetricChecked] = float64(wl.checked.Load())
+			}
+		},
 	}, nil
 }
 
@@ -161,11 +255,26 @@ func printSummary(w io.Writer, res *bench.Result) {
 // mean latencies (of those that ran), the power it gives at the scale
 // factor, and queries an hour.
 func annotate(sum *results.Summary, sf int64) {
+	var names []string
+	for _, k := range sum.Kinds {
+		names = append(names, k.Name)
+	}
+	AnnotateQueries(sum, sf, names)
+}
+
+// AnnotateQueries adds the figures of the kinds of sum named queries
+// (the query stream of a mixed load): MetricGeomean, MetricQPH and, when
+// sf > 0, MetricPower.
+func AnnotateQueries(sum *results.Summary, sf int64, queries []string) {
 	if sum.Metrics == nil {
 		sum.Metrics = map[string]float64{}
 	}
-	logs, n := 0.0, 0
+	logs, n, events := 0.0, 0, int64(0)
 	for _, k := range sum.Kinds {
+		if !slices.Contains(queries, k.Name) {
+			continue
+		}
+		events += k.Events
 		if k.Events > 0 && k.Latency.AvgMS > 0 {
 			logs += math.Log(k.Latency.AvgMS / 1000)
 			n++
@@ -174,9 +283,11 @@ func annotate(sum *results.Summary, sf int64) {
 	if n > 0 {
 		g := math.Exp(logs / float64(n))
 		sum.Metrics[MetricGeomean] = g
-		sum.Metrics[MetricPower] = 3600 * float64(sf) / g
+		if sf > 0 {
+			sum.Metrics[MetricPower] = 3600 * float64(sf) / g
+		}
 	}
 	if sum.Seconds > 0 {
-		sum.Metrics[MetricQPH] = float64(sum.Events) / sum.Seconds * 3600
+		sum.Metrics[MetricQPH] = float64(events) / sum.Seconds * 3600
 	}
 }

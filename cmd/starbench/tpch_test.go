@@ -1,7 +1,9 @@
 package main
 
 import (
+	"database/sql"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/starbench/starbench/internal/sandbox"
@@ -32,11 +34,55 @@ func TestTPCHCommandLines(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, m.Password()) {
 		t.Errorf("password printed")
 	}
-	expect(t, starbench(t, nil, "report", out), 0, "tpch")
+	expect(t, starbench(t, nil, "report", out), 0, "tpch", "by kind of event", "q4", "power ")
+
+	// --check at scale factor 1: the answers of queries quick on MariaDB
+	// (exact values, SUMs, a ratio, 18,333 rows of q16) are TPC-H's.
+	r = tpch("--sf", "1", "--queries", "q2,q4,q6,q10,q11,q14,q16", "--check", "--out", outDir(t), "run")
+	expect(t, r, 0, "check: 7 answers are TPC-H's")
+	// A changed row is caught: the query, row and column.
+	host2 := m.Config()
+	admin, err := sql.Open("mysql", host2.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("UPDATE nation SET n_name = 'UTOPIA' WHERE n_name = 'JORDAN'"); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, tpch("--sf", "1", "--queries", "q4,q10", "--check", "run"), 1, "check q10: the answer is not TPC-H's at scale factor 1: row 1 column 5 is UTOPIA, the answer's is JORDAN")
+	if _, err := admin.Exec("UPDATE nation SET n_name = 'JORDAN' WHERE n_name = 'UTOPIA'"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Two segments of one load, run at once and merged: the whole load's
+	// queries.
+	segs := []string{outDir(t), outDir(t)}
+	var wg sync.WaitGroup
+	results := make([]cliResult, 2)
+	for i, seg := range []string{"1/2", "2/2"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = tpch("--sf", "1", "-T", "2", "--queries", "q4,q6", "--count", "4", "--seed", "9", "--segment", seg, "--out", segs[i], "run")
+		}()
+	}
+	wg.Wait()
+	for i, seg := range []string{"1/2", "2/2"} {
+		expect(t, results[i], 0, "(segment "+seg+" of 2)")
+	}
+	merged := outDir(t)
+	expect(t, starbench(t, nil, "merge", segs[0], segs[1], "-o", merged), 0)
+	sum = readSummary(t, merged)
+	if sum.Events != 4 || sum.Threads != 2 || len(sum.Kinds) != 2 || sum.Kinds[0].Events != 2 || sum.Kinds[1].Events != 2 {
+		t.Errorf("merged segments: %d queries on %d threads, kinds %+v", sum.Events, sum.Threads, sum.Kinds)
+	}
 
 	expect(t, tpch("--queries", "q1,q23", "run"), 2, `no query "q23" in --queries`)
 	expect(t, tpch("--sf", "0", "prepare"), 2, "--sf must be at least 1, not 0")
 	expect(t, tpch("--sf", "10", "--check", "run"), 2, "--check compares the answers at scale factor 1")
+	expect(t, tpch("--check", "--use-explain", "run"), 2, "--check with --use-explain")
+	expect(t, tpch("--segment", "1/2", "run"), 2, "--segment 1/2 needs --seed")
 	r = tpch("cleanup")
 	expect(t, r, 0, "Dropping table 'tpch.lineitem'", "Dropping table 'tpch.nation'")
 	if n := strings.Count(r.stdout, "Dropping table"); n != 8 {

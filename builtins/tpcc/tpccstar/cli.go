@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -202,16 +200,13 @@ func (a *command) applyProps(cl *tpcc.CommandLine) error {
 // endpoints resolves --target or go-tpc's -H/-P/-U/-p/-D.
 func (a *command) endpoints(ctx context.Context, cl *tpcc.CommandLine) (*cli.Endpoints, error) {
 	return a.TargetOr(ctx, "tpcc", cl.Target, cl.MySQLGiven, func() []*mysql.Config {
-		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = cl.User, cl.Password, "tcp", net.JoinHostPort(cl.Host, strconv.Itoa(cl.Port)), cl.DB
-		cfg.Timeout = db.DefaultConnectTimeout
+		cfg := cl.Config()
 		if cl.ConnectTimeout > 0 {
 			cfg.Timeout = cl.ConnectTimeout
 		}
 		if len(cl.Params) > 0 {
 			cfg.Params = maps.Clone(cl.Params)
 		}
-		cfg.AllowNativePasswords = true
 		return []*mysql.Config{cfg}
 	})
 }

@@ -22,7 +22,7 @@ import (
 // prepare, run, part and cleanup as every family has them, and check.
 var adapter = &familystar.Adapter{
 	Family:  tpcc.Family{},
-	Convert: map[string]func(starlark.Value) (any, error){"ignore_errors": ignoredErrors},
+	Convert: map[string]func(starlark.Value) (any, error){"ignore_errors": IgnoredErrors},
 	Extras:  starlark.StringDict{"check": starlark.NewBuiltin("tpcc.check", check)},
 	ExtraDocs: []runner.FuncDoc{
 		{Name: "tpcc.check", Signature: "tpcc.check(conn, warehouses=10, all=False, require=True, layout=\"go-tpc\")",
@@ -48,9 +48,9 @@ func layoutOf(b *starlark.Builtin, name string) (tpcc.Layout, error) {
 	return l, nil
 }
 
-// ignoredErrors reads ignore_errors: None (the defaults), "all", or a list
+// IgnoredErrors reads ignore_errors: None (the defaults), "all", or a list
 // of MySQL error codes.
-func ignoredErrors(v starlark.Value) (any, error) {
+func IgnoredErrors(v starlark.Value) (any, error) {
 	switch v := v.(type) {
 	case starlark.NoneType:
 		return tpcc.IgnoredErrors{}, nil

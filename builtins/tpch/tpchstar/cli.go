@@ -3,14 +3,11 @@ package tpchstar
 import (
 	"context"
 	"fmt"
-	"net"
-	"strconv"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/cli"
-	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/tpch"
 )
 
@@ -28,7 +25,8 @@ neither, one round), cleanup (drop the eight tables).
 Connection: go-tpc's -H/--host, -P/--port, -U/--user, -p/--password, -D/--db (defaults
 127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb.
 
-Not yet: --check (go-tpc compares the answers at scale factor 1; refused with a message).
+--check (scale factor 1) compares every answer with TPC-H's as go-tpc does: a wrong one stops
+the run naming the query, row and column (exit 1).
 
 Exit codes: 0 ok, 1 the command failed, 2 bad command line, 130 interrupted.`
 
@@ -60,13 +58,11 @@ func (a *command) run(ctx context.Context, args []string) error {
 		_, err := fmt.Fprintf(a.Stdout, "\ngo-tpc's and starbench's flags:\n%s", tpch.FlagUsage())
 		return err
 	}
-	ep, err := a.TargetOr(ctx, "tpch", cl.Target, cl.MySQLGiven, func() []*mysql.Config {
-		cfg := mysql.NewConfig()
-		cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = cl.User, cl.Password, "tcp", net.JoinHostPort(cl.Host, strconv.Itoa(cl.Port)), cl.DB
-		cfg.Timeout = db.DefaultConnectTimeout
-		cfg.AllowNativePasswords = true
-		return []*mysql.Config{cfg}
-	})
+	seg, err := cli.ParseSegment("tpch", cl.Segment, cl.Command, cl.Seed, "--seed", int64(cl.Threads), cl.Count)
+	if err != nil {
+		return err
+	}
+	ep, err := a.TargetOr(ctx, "tpch", cl.Target, cl.MySQLGiven, func() []*mysql.Config { return []*mysql.Config{cl.Config()} })
 	if err != nil {
 		return err
 	}
@@ -85,7 +81,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 			}
 		}
 		queries, _ := tpch.ParseQueries(cl.Queries) // checked by ParseCommandLine
-		o := tpch.RunOptions{ScaleFactor: cl.ScaleFactor, Queries: queries, Explain: cl.Explain, Threads: cl.Threads, Time: cl.Time,
+		o := tpch.RunOptions{Segment: seg, ScaleFactor: cl.ScaleFactor, Queries: queries, Explain: cl.Explain, Check: cl.Check, Threads: cl.Threads, Time: cl.Time,
 			Count: cl.Count, Interval: cl.Interval, Seed: cl.Seed}
 		if o.Time == 0 && o.Count == 0 {
 			o.Count = int64(len(queries))
@@ -94,7 +90,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 		if err != nil {
 			return cli.Usagef("tpch: %v", err)
 		}
-		spec := cli.RunSpec{What: "tpch", Out: cl.Out, Name: "tpch", Plan: "tpch", Seed: cl.Seed}
+		spec := cli.RunSpec{What: "tpch", Out: cl.Out, Name: "tpch" + cli.SegmentSuffix(seg), Plan: "tpch", Seed: cl.Seed}
 		return a.RunStep(ctx, spec, ep, step)
 	case "cleanup":
 		_, err = tpch.Cleanup(ctx, conn, a.Stdout)

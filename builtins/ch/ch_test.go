@@ -1,0 +1,236 @@
+package ch
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/tpcc"
+	"github.com/starbench/starbench/internal/sandbox"
+	"github.com/starbench/starbench/internal/testutil/gotpctest"
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+)
+
+func TestMain(m *testing.M) { sandboxtest.Main(m) }
+
+// chServer is a private MariaDB with two databases of one warehouse:
+// gotpc, loaded by go-tpc (tpcc prepare, then ch prepare), and sb,
+// loaded by starbench (tpcc.Prepare, then Prepare).
+type chServer struct {
+	m     *sandbox.MariaDB
+	bin   string
+	admin *sql.DB
+}
+
+func startCHServer(t *testing.T) *chServer {
+	t.Helper()
+	bin := gotpctest.Binary(t)
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{Database: "gotpc"})
+	admin, err := sql.Open("mysql", m.Config().FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	if _, err := admin.Exec("CREATE DATABASE sb"); err != nil {
+		t.Fatal(err)
+	}
+	srv := &chServer{m: m, bin: bin, admin: admin}
+	srv.goTPC(t, "tpcc", "prepare", "--warehouses", "1", "-T", "2", "--no-check")
+	srv.goTPC(t, "ch", "prepare")
+	return srv
+}
+
+// goTPC runs go-tpc WORKLOAD COMMAND on database gotpc.
+func (srv *chServer) goTPC(t *testing.T, workload, command string, args ...string) string {
+	t.Helper()
+	cfg := srv.m.Config()
+	all := append([]string{workload, command, "-H", "127.0.0.1", "-P", strconv.Itoa(srv.m.Port), "-U", cfg.User, "-p", cfg.Passwd, "-D", "gotpc"}, args...)
+	var b bytes.Buffer
+	cmd := exec.Command(srv.bin, all...)
+	cmd.Stdout, cmd.Stderr = &b, &b
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go-tpc %s %s: %v\n%s", workload, command, err, b.String())
+	}
+	return b.String()
+}
+
+// connector opens sessions on database db.
+func (srv *chServer) connector(db string) bench.Connector {
+	cfg := srv.m.Config()
+	cfg.DBName = db
+	return bench.NewSQLConnector(cfg, bench.PSAuto)
+}
+
+func (srv *chServer) value(t *testing.T, query string) string {
+	t.Helper()
+	var v sql.NullString
+	if err := srv.admin.QueryRow(query).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return v.String
+}
+
+// checksum is CHECKSUM TABLE's figure for db.table.
+func (srv *chServer) checksum(t *testing.T, table string) string {
+	t.Helper()
+	var name string
+	var sum sql.NullInt64
+	if err := srv.admin.QueryRow("CHECKSUM TABLE "+table).Scan(&name, &sum); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(sum.Int64)
+}
+
+// logged runs fn with the general log on and returns the texts of the
+// queries other connections sent whose text matches keep.
+func (srv *chServer) logged(t *testing.T, keep *regexp.Regexp, fn func()) []string {
+	t.Helper()
+	for _, q := range []string{"SET GLOBAL general_log = 0", "SET GLOBAL log_output = 'TABLE'", "TRUNCATE mysql.general_log", "SET GLOBAL general_log = 1"} {
+		if _, err := srv.admin.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	fn()
+	if _, err := srv.admin.Exec("SET GLOBAL general_log = 0"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := srv.admin.Query("SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type IN ('Query', 'Execute', 'Prepare') ORDER BY event_time")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		if s = strings.Join(strings.Fields(s), " "); keep.MatchString(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// CH's tables and view as starbench prepares them equal go-tpc's
+// (CHECKSUM TABLE of nation, region and supplier, the view's rows); the
+// queries starbench sends are go-tpc's texts, and both tools get the
+// same answers from the same data; one step holds the transactions and
+// the queries.
+func TestCHAgreesWithGoTPC(t *testing.T) {
+	srv := startCHServer(t)
+	ctx := context.Background()
+	sb := srv.connector("sb")
+	var out bytes.Buffer
+	if _, err := Prepare(ctx, sb, PrepareOptions{}, &out); err == nil || !strings.Contains(err.Error(), "TPC-C's tables") {
+		t.Fatalf("prepare without TPC-C's tables: %v", err)
+	}
+	if _, err := tpcc.Prepare(ctx, sb, tpcc.LoadOptions{Warehouses: 1, Threads: 2, Seed: 1}, &out); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Prepare(ctx, sb, PrepareOptions{}, &out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if res.Rows["nation"] != 25 || res.Rows["region"] != 5 || res.Rows["supplier"] != 10_000 || !strings.Contains(strings.Join(res.Tables, ","), View) {
+		t.Errorf("prepared %+v", res)
+	}
+	for _, table := range Tables {
+		if a, b := srv.checksum(t, "gotpc."+table), srv.checksum(t, "sb."+table); a != b || a == "0" {
+			t.Errorf("%s: checksum %s (go-tpc's) and %s (starbench's)", table, a, b)
+		}
+	}
+	if _, err := Prepare(ctx, sb, PrepareOptions{}, &out); err == nil || !strings.Contains(err.Error(), "sb.revenue1") {
+		t.Errorf("prepare again: %v", err)
+	}
+
+	// The same queries on go-tpc's data, one round each, from both tools.
+	const queries = "q1,q4,q6,q12,q14,q15,q22"
+	chQuery := regexp.MustCompile(`(?i)^\s*select.*\b(ol_number|o_ol_cnt|revenue1|ol_amount|promo_revenue|numcust|c_state)\b`)
+	var goRows []string
+	goLog := srv.logged(t, chQuery, func() {
+		out := srv.goTPC(t, "ch", "run", "-T", "0", "-t", "1", "--queries", queries, "--count", "7", "--warehouses", "1")
+		goRows = regexp.MustCompile(`\[Summary\] Q\d+`).FindAllString(out, -1)
+	})
+	ps := srv.connector("gotpc")
+	qs := strings.Split(queries, ",")
+	var sum *bench.Result
+	sbLog := srv.logged(t, chQuery, func() {
+		step, err := Step(ps, RunOptions{Warehouses: 1, TPThreads: 0, APThreads: 1, Queries: qs, Count: 7, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, r, err := bench.RunStep(ctx, t.TempDir(), step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, sum = s, r
+	})
+	if len(goRows) != len(qs) {
+		t.Errorf("go-tpc ran %v", goRows)
+	}
+	if !equalSets(goLog, sbLog) || len(sbLog) != len(qs) {
+		t.Errorf("statements: go-tpc sent\n%s\nstarbench\n%s", strings.Join(goLog, "\n"), strings.Join(sbLog, "\n"))
+	}
+	if sum == nil || sum.Counts.Events != 7 {
+		t.Errorf("run: %+v", sum)
+	}
+	// Both loads as one step.
+	step, err := Step(sb, RunOptions{Warehouses: 1, TPThreads: 2, APThreads: 1, Queries: []string{"q6", "q14"}, Time: 3 * time.Second,
+		Interval: time.Second, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := bench.RunStep(ctx, t.TempDir(), step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKind := map[string]int64{}
+	total := int64(0)
+	for _, k := range s.Kinds {
+		byKind[k.Name] = k.Events
+		total += k.Events
+	}
+	if byKind["new_order"] == 0 || byKind["payment"] == 0 || byKind["q6"] == 0 || total != s.Events || s.Metrics["tpmC"] <= 0 ||
+		s.Metrics[MetricQPH] <= 0 || s.Workload.Name != "ch" {
+		t.Errorf("one step: kinds %v (events %d), metrics %v, workload %+v", byKind, s.Events, s.Metrics, s.Workload)
+	}
+	if want := float64(byKind["new_order"]) / s.Seconds * 60; s.Metrics["tpmC"] != want {
+		t.Errorf("tpmC %.1f, new orders a minute %.1f", s.Metrics["tpmC"], want)
+	}
+	if want := float64(byKind["q6"]+byKind["q14"]) / s.Seconds * 3600; s.Metrics[MetricQPH] != want {
+		t.Errorf("QphH %.1f, queries an hour %.1f", s.Metrics[MetricQPH], want)
+	}
+
+	dropped, err := Cleanup(ctx, sb, &out)
+	if err != nil || strings.Join(dropped, ",") != "revenue1,supplier,region,nation" {
+		t.Errorf("cleanup: %v, %v", dropped, err)
+	}
+	if n := srv.value(t, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'sb'"); n != "9" {
+		t.Errorf("after cleanup sb holds %s tables, want TPC-C's 9", n)
+	}
+}
+
+func equalSets(a, b []string) bool {
+	count := map[string]int{}
+	for _, s := range a {
+		count[s]++
+	}
+	for _, s := range b {
+		count[s]--
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
