@@ -116,6 +116,10 @@ type Options struct {
 	// this many per second in total (Poisson arrivals) and latency is
 	// measured from each event's intended start; 0 is closed-loop.
 	Rate float64
+	// LongWaits says the events wait seconds on the server (analytical
+	// queries): the workers then wait through the runtime rather than
+	// each holding a P (see mysqlconn.ForWorkers).
+	LongWaits bool
 	// ReconnectTimeout bounds how long a worker tries to reconnect after
 	// losing its connection; 0 means 30 seconds.
 	ReconnectTimeout time.Duration
@@ -351,7 +355,7 @@ func Run(ctx context.Context, wl Workload, conn Connector, opts Options, sinks .
 	if opts.Rate > 0 {
 		spare = 1
 	}
-	ctx, release := mysqlconn.ForWorkers(ctx, opts.Threads, spare)
+	ctx, release := mysqlconn.ForWorkers(ctx, opts.Threads, spare, opts.LongWaits)
 	defer release()
 	// Sessions are bound to runCtx (see bind): they close before it ends.
 	runCtx, cancel := context.WithCancel(ctx)

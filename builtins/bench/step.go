@@ -35,6 +35,7 @@ type Step struct {
 	Target     string            // where it ran (password redacted), kept in the summary
 	Segment    string            // "i/n" when the step is a segment of a load, kept in the summary
 	OpenLoop   bool              // the run has a rate: its scheduler wants a P of its own (RunTogether)
+	LongWaits  bool              // its events wait seconds on the server (Options.LongWaits, for RunTogether)
 	Profile    LoadProfile       // the load profile the family's run follows (StepRun.Profile); no stages: steady
 
 	// Annotate, when set, adds the family's own figures to the summary

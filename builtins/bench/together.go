@@ -61,7 +61,7 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 	if redact == nil {
 		redact = func(s string) string { return s }
 	}
-	threads, spare := 0, 0
+	threads, spare, longWaits := 0, 0, false
 	for _, p := range t.Parts {
 		if p.Step.Remote != nil {
 			continue // its threads are an agent's
@@ -70,9 +70,10 @@ func RunTogether(ctx context.Context, dir string, t Together) (*results.Summary,
 		if p.Step.OpenLoop {
 			spare = 1 // as Run gives an open-loop run: for the schedulers
 		}
+		longWaits = longWaits || p.Step.LongWaits
 	}
 	// The sockets are chosen, and Ps reserved, for all parts at once.
-	ctx, release := mysqlconn.ForWorkers(ctx, threads, spare)
+	ctx, release := mysqlconn.ForWorkers(ctx, threads, spare, longWaits)
 	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

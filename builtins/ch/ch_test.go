@@ -14,18 +14,17 @@ import (
 
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/tpcc"
-	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/gotpctest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 func TestMain(m *testing.M) { sandboxtest.Main(m) }
 
-// chServer is a private MariaDB with two databases of one warehouse:
-// gotpc, loaded by go-tpc (tpcc prepare, then ch prepare), and sb,
-// loaded by starbench (tpcc.Prepare, then Prepare).
+// chServer is a private MariaDB logging statements on demand, with two
+// databases of one warehouse: gotpc, loaded by go-tpc (tpcc prepare, then
+// ch prepare), and sb, loaded by the test with starbench's.
 type chServer struct {
-	m     *sandbox.MariaDB
+	*sandboxtest.LoggingServer
 	bin   string
 	admin *sql.DB
 }
@@ -33,16 +32,15 @@ type chServer struct {
 func startCHServer(t *testing.T) *chServer {
 	t.Helper()
 	bin := gotpctest.Binary(t)
-	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{Database: "gotpc"})
-	admin, err := sql.Open("mysql", m.Config().FormatDSN())
+	srv := &chServer{LoggingServer: sandboxtest.StartLogging(t), bin: bin}
+	srv.Exec(t, "CREATE DATABASE gotpc")
+	srv.Exec(t, "CREATE DATABASE sb")
+	admin, err := sql.Open("mysql", srv.Config().FormatDSN())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { admin.Close() })
-	if _, err := admin.Exec("CREATE DATABASE sb"); err != nil {
-		t.Fatal(err)
-	}
-	srv := &chServer{m: m, bin: bin, admin: admin}
+	srv.admin = admin
 	srv.goTPC(t, "tpcc", "prepare", "--warehouses", "1", "-T", "2", "--no-check")
 	srv.goTPC(t, "ch", "prepare")
 	return srv
@@ -51,8 +49,8 @@ func startCHServer(t *testing.T) *chServer {
 // goTPC runs go-tpc WORKLOAD COMMAND on database gotpc.
 func (srv *chServer) goTPC(t *testing.T, workload, command string, args ...string) string {
 	t.Helper()
-	cfg := srv.m.Config()
-	all := append([]string{workload, command, "-H", "127.0.0.1", "-P", strconv.Itoa(srv.m.Port), "-U", cfg.User, "-p", cfg.Passwd, "-D", "gotpc"}, args...)
+	cfg := srv.Config()
+	all := append([]string{workload, command, "-H", "127.0.0.1", "-P", strconv.Itoa(srv.Port), "-U", cfg.User, "-p", cfg.Passwd, "-D", "gotpc"}, args...)
 	var b bytes.Buffer
 	cmd := exec.Command(srv.bin, all...)
 	cmd.Stdout, cmd.Stderr = &b, &b
@@ -64,7 +62,7 @@ func (srv *chServer) goTPC(t *testing.T, workload, command string, args ...strin
 
 // connector opens sessions on database db.
 func (srv *chServer) connector(db string) bench.Connector {
-	cfg := srv.m.Config()
+	cfg := srv.Config()
 	cfg.DBName = db
 	return bench.NewSQLConnector(cfg, bench.PSAuto)
 }
@@ -89,31 +87,13 @@ func (srv *chServer) checksum(t *testing.T, table string) string {
 	return fmt.Sprint(sum.Int64)
 }
 
-// logged runs fn with the general log on and returns the texts of the
-// queries other connections sent whose text matches keep.
+// logged runs fn and returns the texts, spaces folded, of the statements
+// other connections sent that keep matches.
 func (srv *chServer) logged(t *testing.T, keep *regexp.Regexp, fn func()) []string {
 	t.Helper()
-	for _, q := range []string{"SET GLOBAL general_log = 0", "SET GLOBAL log_output = 'TABLE'", "TRUNCATE mysql.general_log", "SET GLOBAL general_log = 1"} {
-		if _, err := srv.admin.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	fn()
-	if _, err := srv.admin.Exec("SET GLOBAL general_log = 0"); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := srv.admin.Query("SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type IN ('Query', 'Execute', 'Prepare') ORDER BY event_time")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		if s = strings.Join(strings.Fields(s), " "); keep.MatchString(s) {
+	for _, l := range srv.Capture(t, fn) {
+		if s := strings.Join(strings.Fields(l.Text), " "); keep.MatchString(s) {
 			out = append(out, s)
 		}
 	}

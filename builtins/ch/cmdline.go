@@ -46,30 +46,22 @@ var ignoredFlags = gotpc.Ignored{"max-procs": "", "pprof": "", "silence": "", "d
 
 // refusedFlags are go-tpc ch prepare's TiDB switches, which starbench
 // leaves to the plan (TiDB's statements through db.exec).
-var refusedFlags = []string{"tiflash", "analyze", "tidb_build_stats_concurrency", "tidb_distsql_scan_concurrency", "tidb_index_serial_scan_concurrency"}
+var refusedFlags = func() map[string]string {
+	why := "starbench's ch prepare makes the tables and the view only; give TiDB's statements (ALTER TABLE ... SET TIFLASH REPLICA, ANALYZE TABLE) in a plan with db.exec"
+	out := map[string]string{}
+	for _, name := range []string{"tiflash", "analyze", "tidb_build_stats_concurrency", "tidb_distsql_scan_concurrency", "tidb_index_serial_scan_concurrency"} {
+		out[name] = why
+	}
+	return out
+}()
 
 // ParseCommandLine reads a `starbench ch` command line: flags before or
 // after the command, as go-tpc's cobra reads them.
 func ParseCommandLine(args []string) (*CommandLine, error) {
 	cl := &CommandLine{}
-	fs := cl.flagSet()
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if err := cl.Conn.Parsed(fs); err != nil {
-		return nil, err
-	}
-	for _, name := range refusedFlags {
-		if fs.Changed(name) {
-			return nil, fmt.Errorf("--%s: starbench's ch prepare makes the tables and the view only; give TiDB's statements (ALTER TABLE ... SET TIFLASH REPLICA, ANALYZE TABLE) in a plan with db.exec", name)
-		}
-	}
-	if cl.Help {
-		return cl, nil
-	}
 	var err error
-	if cl.Command, err = gotpc.Command(fs.Args(), "ch", Commands); err != nil {
-		return nil, err
+	if cl.Command, err = gotpc.Parse(cl.flagSet(), args, &cl.Conn, &cl.Help, refusedFlags, "ch", Commands); err != nil || cl.Help {
+		return cl, err
 	}
 	return cl, cl.check()
 }
@@ -100,7 +92,7 @@ func (cl *CommandLine) flagSet() *pflag.FlagSet {
 	fs.BoolVarP(&cl.Help, "help", "h", false, "help")
 	ignoredFlags.Bind(fs)
 	fs.Lookup("check-all").NoOptDefVal = "true"
-	for _, name := range refusedFlags {
+	for name := range refusedFlags {
 		if name == "tiflash" || name == "analyze" {
 			fs.Bool(name, false, "go-tpc's; refused: give TiDB's statements in a plan")
 		} else {

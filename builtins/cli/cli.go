@@ -85,6 +85,26 @@ type Endpoints struct {
 	Stop    func()         // stops a server the command started (embedded, sandbox)
 }
 
+// Connector opens sessions on the endpoints in turn, their statements
+// as mode says.
+func (ep *Endpoints) Connector(mode bench.PSMode) bench.Connector {
+	conn := &bench.RoundRobin{}
+	for _, c := range ep.Configs {
+		conn.Connectors = append(conn.Connectors, bench.NewSQLConnector(c, mode))
+	}
+	return conn
+}
+
+// HelpWithFlags prints the subcommand's --help, then its flags under
+// title.
+func (e *Env) HelpWithFlags(title, flags string) error {
+	if err := e.Help(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(e.Stdout, "\n%s:\n%s", title, flags)
+	return err
+}
+
 // Throwaway reports whether the server lives for this command only (the
 // embedded server, a sandbox), so that nothing a previous command made is
 // on it.

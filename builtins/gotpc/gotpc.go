@@ -7,6 +7,7 @@ package gotpc
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -92,6 +93,28 @@ func (ig Ignored) Usage(fs *pflag.FlagSet, why string) string {
 		fs.Lookup(name).Hidden = true
 	}
 	return fs.FlagUsages() + "\nAccepted and unused (" + why + "): --" + strings.Join(ig.Names(), ", --") + "\n"
+}
+
+// Parse reads args into fs (whose flags include conn's and help), checks
+// the connection, refuses the flags of refused that were given (flag:
+// why) and returns the command word among commands, go-tpc's workload
+// word (word) before it skipped; "" when help was asked for.
+func Parse(fs *pflag.FlagSet, args []string, conn *Conn, help *bool, refused map[string]string, word string, commands []string) (string, error) {
+	if err := fs.Parse(args); err != nil {
+		return "", err
+	}
+	if err := conn.Parsed(fs); err != nil {
+		return "", err
+	}
+	for _, name := range slices.Sorted(maps.Keys(refused)) {
+		if fs.Changed(name) {
+			return "", fmt.Errorf("--%s: %s", name, refused[name])
+		}
+	}
+	if *help {
+		return "", nil
+	}
+	return Command(fs.Args(), word, commands)
 }
 
 // Command is the command word of what is left after the flags (go-tpc's

@@ -3,8 +3,6 @@ package tpcc
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -77,26 +75,12 @@ var refusedFlags = map[string]string{
 func ParseCommandLine(args []string) (*CommandLine, error) {
 	cl := &CommandLine{}
 	fs := cl.flagSet()
-	if err := fs.Parse(args); err != nil {
-		return nil, err
+	var err error
+	if cl.Command, err = gotpc.Parse(fs, args, &cl.Conn, &cl.Help, refusedFlags, "tpcc", Commands); err != nil || cl.Help {
+		return cl, err
 	}
 	cl.Given = map[string]bool{}
 	fs.Visit(func(f *pflag.Flag) { cl.Given[f.Name] = true })
-	if err := cl.Conn.Parsed(fs); err != nil {
-		return nil, err
-	}
-	for _, name := range slices.Sorted(maps.Keys(refusedFlags)) {
-		if fs.Changed(name) {
-			return nil, fmt.Errorf("--%s: %s", name, refusedFlags[name])
-		}
-	}
-	if cl.Help {
-		return cl, nil
-	}
-	var err error
-	if cl.Command, err = gotpc.Command(fs.Args(), "tpcc", Commands); err != nil {
-		return nil, err
-	}
 	return cl, cl.check()
 }
 

@@ -45,19 +45,9 @@ var ignoredFlags = gotpc.Ignored{"max-procs": "", "pprof": "", "silence": "", "d
 // after the command, as go-tpc's cobra reads them.
 func ParseCommandLine(args []string) (*CommandLine, error) {
 	cl := &CommandLine{}
-	fs := cl.flagSet()
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if err := cl.Conn.Parsed(fs); err != nil {
-		return nil, err
-	}
-	if cl.Help {
-		return cl, nil
-	}
 	var err error
-	if cl.Command, err = gotpc.Command(fs.Args(), "tpch", Commands); err != nil {
-		return nil, err
+	if cl.Command, err = gotpc.Parse(cl.flagSet(), args, &cl.Conn, &cl.Help, nil, "tpch", Commands); err != nil || cl.Help {
+		return cl, err
 	}
 	return cl, cl.check()
 }

@@ -71,7 +71,7 @@ func TestScaleFactorOne(t *testing.T) {
 		t.Skip("loads 1 GB")
 	}
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{ExtraArgs: []string{"--innodb-buffer-pool-size=1G", "--innodb-flush-log-at-trx-commit=0",
-		"--innodb-log-file-size=512M"}})
+		"--innodb-log-file-size=512M", "--general-log=0", "--log-output=TABLE"}})
 	conn := bench.NewSQLConnector(m.Config(), bench.PSAuto)
 	ctx := context.Background()
 	var out bytes.Buffer
@@ -107,13 +107,30 @@ func TestScaleFactorOne(t *testing.T) {
 
 	// go-tpc's own check of its answers, on starbench's data: the queries
 	// quick on MariaDB (18 of the 22 run in under 20 s each; q13, q17, q20
-	// and q22 take minutes without TPC-H's secondary indexes).
+	// and q22 take minutes without TPC-H's secondary indexes). Both tools
+	// send the same texts.
 	bin := gotpctest.Binary(t)
 	cfg := m.Config()
-	gotpc, err := exec.Command(bin, "tpch", "run", "-H", "127.0.0.1", "-P", strconv.Itoa(m.Port), "-U", cfg.User, "-p", cfg.Passwd, "-D", cfg.DBName,
-		"--sf", "1", "--check", "--count", "4", "--queries", checkedQueries).CombinedOutput()
+	logging := &sandboxtest.LoggingServer{MariaDB: m, Admin: c}
+	var gotpc []byte
+	goLog := logging.Capture(t, func() {
+		gotpc, err = exec.Command(bin, "tpch", "run", "-H", "127.0.0.1", "-P", strconv.Itoa(m.Port), "-U", cfg.User, "-p", cfg.Passwd, "-D", cfg.DBName,
+			"--sf", "1", "--check", "--count", "4", "--queries", checkedQueries).CombinedOutput()
+	})
 	if err != nil || strings.Contains(string(gotpc), "failed") || strings.Count(string(gotpc), "[Summary] Q") != 4 {
 		t.Errorf("go-tpc tpch run --check on starbench's data: %v\n%s", err, gotpc)
+	}
+	ourLog := logging.Capture(t, func() {
+		step, err := Step(conn, RunOptions{ScaleFactor: 1, Queries: strings.Split(checkedQueries, ","), Threads: 1, Count: 4, Interval: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := bench.RunStep(ctx, t.TempDir(), step); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if a, b := sentQueries(goLog), sentQueries(ourLog); strings.Join(a, "\n") != strings.Join(b, "\n") || len(a) != 4 {
+		t.Errorf("the queries sent: go-tpc\n%s\nstarbench\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
 	}
 
 	step, err := Step(conn, RunOptions{ScaleFactor: 1, Queries: []string{"q4", "q6"}, Threads: 2, Count: 4, Interval: time.Second})
@@ -132,4 +149,16 @@ func TestScaleFactorOne(t *testing.T) {
 	}
 	var kinds []results.KindSummary = sum.Kinds
 	t.Logf("q4 %.2f s, q6 %.2f s, power %.0f", kinds[0].Latency.AvgMS/1000, kinds[1].Latency.AvgMS/1000, sum.Metrics[MetricPower])
+}
+
+// sentQueries are the TPC-H queries among logged statements (those that
+// bear go-tpc's placeholder), as sent.
+func sentQueries(logged []sandboxtest.Logged) []string {
+	var out []string
+	for _, l := range logged {
+		if strings.Contains(l.Text, placeholder) {
+			out = append(out, l.Command+": "+l.Text)
+		}
+	}
+	return out
 }

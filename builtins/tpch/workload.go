@@ -164,6 +164,61 @@ type RunOptions struct {
 	Segment bench.Segment
 }
 
+func init() {
+	results.DeclareMetric(results.MetricSpec{Name: MetricGeomean, Unit: "s", Derive: deriveGeomean,
+		Help: "the geometric mean of the queries' mean latencies"})
+	results.DeclareMetric(results.MetricSpec{Name: MetricPower, HigherIsBetter: true, Derive: derivePower,
+		Help: "3600 × scale factor / geomean_s: the queries' part of TPC-H's Power@Size"})
+	results.DeclareMetric(results.MetricSpec{Name: MetricQPH, HigherIsBetter: true, Additive: true, Unit: "/h",
+		Help: "queries an hour"})
+	results.DeclareMetric(results.MetricSpec{Name: MetricChecked, HigherIsBetter: true, Additive: true,
+		Help: "answers found to be TPC-H's (run with check)"})
+}
+
+// isQuery says whether a kind of event is one of the 22 queries.
+func isQuery(kind string) bool { return slices.Contains(QueryNames, kind) }
+
+// geomean is the geometric mean of the mean latencies (s) of the queries
+// among kinds that ran.
+func geomean(kinds []results.KindSummary) (float64, bool) {
+	logs, n := 0.0, 0
+	for _, k := range kinds {
+		if isQuery(k.Name) && k.Events > 0 && k.Latency.AvgMS > 0 {
+			logs += math.Log(k.Latency.AvgMS / 1000)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return math.Exp(logs / float64(n)), true
+}
+
+func deriveGeomean(merged *results.Summary, _ []*results.Summary) (float64, bool) {
+	return geomean(merged.Kinds)
+}
+
+// derivePower is the merged step's power at its parts' scale factor (the
+// same in every part, or none).
+func derivePower(merged *results.Summary, parts []*results.Summary) (float64, bool) {
+	g, ok := geomean(merged.Kinds)
+	sf := 0.0
+	for _, p := range parts {
+		var v float64
+		switch x := p.Options["sf"].(type) {
+		case float64: // read back from JSON
+			v = x
+		case int64:
+			v = float64(x)
+		}
+		if sf != 0 && v != sf {
+			return 0, false
+		}
+		sf = v
+	}
+	return 3600 * sf / g, ok && sf > 0
+}
+
 // checkable refuses a check where no answer is known or none is read.
 func (o RunOptions) checkable() error {
 	switch {
@@ -204,7 +259,7 @@ func Step(conn bench.Connector, o RunOptions) (bench.Step, error) {
 			fmt.Fprintf(sr.Output, "TPC-H: scale factor %d, %s, queries %s (starbench, Go workload engine; go-tpc v1.0.7's queries)\n",
 				o.ScaleFactor, threads, strings.Join(o.Queries, ","))
 			bo, err := o.Segment.Apply(bench.WithStages(bench.Options{Threads: o.Threads, Time: o.Time, Events: o.Count,
-				Interval: o.Interval, Seed: o.Seed, Start: sr.Start}, sr.Profile))
+				Interval: o.Interval, Seed: o.Seed, Start: sr.Start, LongWaits: true}, sr.Profile))
 			if err != nil {
 				return nil, err
 			}
@@ -220,7 +275,7 @@ func Step(conn bench.Connector, o RunOptions) (bench.Step, error) {
 			return res, err
 		},
 		Workload: "tpch", Threads: o.Segment.Threads(o.Threads), Total: o.Time.Seconds(), Percentile: 95, Seed: o.Seed, Options: options,
-		Segment: o.Segment.String(),
+		Segment: o.Segment.String(), LongWaits: true,
 		Annotate: func(sum *results.Summary, _ *bench.Result) {
 			annotate(sum, o.ScaleFactor)
 			if o.Check {
@@ -269,19 +324,15 @@ func AnnotateQueries(sum *results.Summary, sf int64, queries []string) {
 	if sum.Metrics == nil {
 		sum.Metrics = map[string]float64{}
 	}
-	logs, n, events := 0.0, 0, int64(0)
+	var kinds []results.KindSummary
+	events := int64(0)
 	for _, k := range sum.Kinds {
-		if !slices.Contains(queries, k.Name) {
-			continue
-		}
-		events += k.Events
-		if k.Events > 0 && k.Latency.AvgMS > 0 {
-			logs += math.Log(k.Latency.AvgMS / 1000)
-			n++
+		if slices.Contains(queries, k.Name) {
+			kinds = append(kinds, k)
+			events += k.Events
 		}
 	}
-	if n > 0 {
-		g := math.Exp(logs / float64(n))
+	if g, ok := geomean(kinds); ok {
 		sum.Metrics[MetricGeomean] = g
 		if sf > 0 {
 			sum.Metrics[MetricPower] = 3600 * float64(sf) / g

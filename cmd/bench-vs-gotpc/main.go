@@ -29,17 +29,14 @@ package main
 import (
 	"context"
 	"database/sql"
-	"debug/buildinfo"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,9 +49,6 @@ import (
 
 // database is where both tools load and run.
 const database = "tpcc"
-
-// goTPCInstall says how to get the go-tpc the comparison is made with.
-const goTPCInstall = "install it with: GOFLAGS= go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.7"
 
 // options are the command line's.
 type options struct {
@@ -137,7 +131,7 @@ func order(r int) [2]tool {
 // run measures the loads and every thread count of o, printing the
 // figures as it goes.
 func run(o options) error {
-	goTPCBin, err := goTPCBinary()
+	goTPCBin, err := benchcmp.GoTPCBinary()
 	if err != nil {
 		return err
 	}
@@ -173,32 +167,6 @@ func run(o options) error {
 	return b.measurePoints(ctx, loadRatio)
 }
 
-// goTPCBinary finds go-tpc on PATH or in $(go env GOPATH)/bin.
-func goTPCBinary() (string, error) {
-	if bin, err := exec.LookPath("go-tpc"); err == nil {
-		return bin, nil
-	}
-	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
-			bin := filepath.Join(dir, "bin", "go-tpc")
-			if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-				return bin, nil
-			}
-		}
-	}
-	return "", fmt.Errorf("go-tpc is not on PATH nor in $(go env GOPATH)/bin; %s", goTPCInstall)
-}
-
-// goTPCVersion is the module version go-tpc was built from (its own
-// `go-tpc version` says "dev" when installed with go install).
-func goTPCVersion(bin string) string {
-	info, err := buildinfo.ReadFile(bin)
-	if err != nil {
-		return "(version unknown)"
-	}
-	return info.Main.Version
-}
-
 // bench is what every run of the comparison shares: the options, the
 // binaries and the private server.
 type bench struct {
@@ -212,7 +180,7 @@ type bench struct {
 // printHeader prints what is measured, against what, and how often.
 func (b *bench) printHeader() {
 	fmt.Printf("MariaDB %s on 127.0.0.1, go-tpc %s, %d warehouses, %s per run, %d rounds (A B, B A, ...), %d CPUs\n",
-		b.server.Version, goTPCVersion(b.bins[goTPC]), b.o.warehouses, b.o.runTime, b.o.rounds, runtime.NumCPU())
+		b.server.Version, benchcmp.GoTPCVersion(b.bins[goTPC]), b.o.warehouses, b.o.runTime, b.o.rounds, runtime.NumCPU())
 }
 
 // conn are the connection flags both tools take, go-tpc's.
@@ -337,7 +305,7 @@ func (b *bench) timeLoads(ctx context.Context) (map[tool][]load, error) {
 // loadLines formats the load figures of go-tpc's (gt) and starbench's
 // (sb) loads, by round; it also returns the wall-time ratio starbench /
 // go-tpc (of the mean wall times) with its per-round pairs' 95% CI.
-func loadLines(warehouses, threads int, gt, sb []load) ([]string, ratio) {
+func loadLines(warehouses, threads int, gt, sb []load) ([]string, benchcmp.Ratio) {
 	mean := func(ls []load, f func(load) float64) float64 {
 		var sum float64
 		for _, l := range ls {
@@ -361,37 +329,11 @@ func loadLines(warehouses, threads int, gt, sb []load) ([]string, ratio) {
 	for r := range gt {
 		pairs[r] = sb[r].wall.Seconds() / gt[r].wall.Seconds()
 	}
-	wr := newRatio(mean(sb, wall)/mean(gt, wall), pairs)
+	wr := benchcmp.NewRatio(mean(sb, wall)/mean(gt, wall), pairs)
 	lines = append(lines, fmt.Sprintf("  starbench/go-tpc: wall %.2f (%s), client CPU %.2f, server CPU/row %.2f",
-		wr.value, wr.spread(), mean(sb, cpu)/mean(gt, cpu), mean(sb, serverPerRow)/mean(gt, serverPerRow)))
+		wr.Value, wr.Spread(), mean(sb, cpu)/mean(gt, cpu), mean(sb, serverPerRow)/mean(gt, serverPerRow)))
 	return lines, wr
 }
-
-// ratio is a ratio starbench / go-tpc with the range and 95% CI of the
-// rounds' pair ratios.
-type ratio struct {
-	value      float64
-	lo, hi     float64
-	mean, half float64
-	hasCI      bool
-}
-
-func newRatio(value float64, pairs []float64) ratio {
-	r := ratio{value: value, lo: slices.Min(pairs), hi: slices.Max(pairs)}
-	r.mean, r.half, r.hasCI = benchcmp.MeanInterval(pairs)
-	return r
-}
-
-func (r ratio) pairs() string { return fmt.Sprintf("%.2f-%.2f", r.lo, r.hi) }
-
-func (r ratio) ci() string {
-	if !r.hasCI {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f-%.2f", r.mean-r.half, r.mean+r.half)
-}
-
-func (r ratio) spread() string { return "pairs " + r.pairs() + ", 95% CI " + r.ci() }
 
 // printLegend explains the load lines and the runs' table.
 func printLegend() {
@@ -519,8 +461,8 @@ func (b *bench) measurePoint(ctx context.Context, threads int) (map[tool][]sampl
 // pointResult is one row of the table.
 type pointResult struct {
 	threads int
-	a, b    sample // the totals of go-tpc's and starbench's samples
-	cpu     ratio  // CPU per transaction, starbench over go-tpc
+	a, b    sample         // the totals of go-tpc's and starbench's samples
+	cpu     benchcmp.Ratio // CPU per transaction, starbench over go-tpc
 	rounds  int
 }
 
@@ -532,7 +474,7 @@ func comparePoint(threads int, gt, sb []sample) pointResult {
 	for r := range gt {
 		pairs[r] = sb[r].cpuPerTxn() / gt[r].cpuPerTxn()
 	}
-	res.cpu = newRatio(res.b.cpuPerTxn()/res.a.cpuPerTxn(), pairs)
+	res.cpu = benchcmp.NewRatio(res.b.cpuPerTxn()/res.a.cpuPerTxn(), pairs)
 	return res
 }
 
@@ -554,7 +496,7 @@ const tableFormat = "%7s  %13s %16s %7s %11s %11s  %11s %14s %7s  %9s %9s\n"
 func (res pointResult) print() {
 	a, b, n := res.a, res.b, float64(res.rounds)
 	fmt.Printf(tableFormat, strconv.Itoa(res.threads),
-		fmt.Sprintf("%.1f", a.cpuPerTxn()), fmt.Sprintf("%.1f", b.cpuPerTxn()), fmt.Sprintf("%.2f", res.cpu.value), res.cpu.pairs(), res.cpu.ci(),
+		fmt.Sprintf("%.1f", a.cpuPerTxn()), fmt.Sprintf("%.1f", b.cpuPerTxn()), fmt.Sprintf("%.2f", res.cpu.Value), res.cpu.Pairs(), res.cpu.CI(),
 		fmt.Sprintf("%.1f", a.tpmC/n), fmt.Sprintf("%.1f", b.tpmC/n), fmt.Sprintf("%.2f", b.tpmC/a.tpmC),
 		fmt.Sprintf("%.1f", a.serverPerTxn()), fmt.Sprintf("%.1f", b.serverPerTxn()))
 	for _, s := range []struct {
@@ -577,7 +519,7 @@ const (
 
 // measurePoints measures every thread count, printing the table a row at
 // a time, then the summary with loadRatio, the load's wall-time ratio.
-func (b *bench) measurePoints(ctx context.Context, loadRatio ratio) error {
+func (b *bench) measurePoints(ctx context.Context, loadRatio benchcmp.Ratio) error {
 	fmt.Printf(tableFormat, "threads", "go-tpc µs/txn", "starbench µs/txn", "ratio", "pairs", "95% CI",
 		"go-tpc tpmC", "starbench tpmC", "ratio", "server gt", "server sb")
 	sum := summary{load: loadRatio}
@@ -588,7 +530,7 @@ func (b *bench) measurePoints(ctx context.Context, loadRatio ratio) error {
 			return err
 		}
 		res := comparePoint(t, samples[goTPC], samples[starbench])
-		sum.worst = max(sum.worst, res.cpu.value)
+		sum.worst = max(sum.worst, res.cpu.Value)
 		sum.add(fmt.Sprintf("t%d", t), res.cpu, cpuMust)
 		res.print()
 	}
@@ -596,28 +538,28 @@ func (b *bench) measurePoints(ctx context.Context, loadRatio ratio) error {
 	return nil
 }
 
-// summary gathers the worst CPU ratio, the load ratio and the figures
+// summary gathers the worst CPU benchcmp.Ratio, the load ratio and the figures
 // whose confidence interval lies above their must or holds it.
 type summary struct {
 	worst       float64
-	load        ratio
+	load        benchcmp.Ratio
 	above, even []string
 }
 
 // add files a ratio's CI against its must.
-func (s *summary) add(name string, r ratio, must float64) {
+func (s *summary) add(name string, r benchcmp.Ratio, must float64) {
 	switch {
-	case !r.hasCI:
-	case r.mean-r.half > must:
+	case !r.HasCI:
+	case r.Mean-r.Half > must:
 		s.above = append(s.above, name)
-	case r.mean+r.half >= must:
+	case r.Mean+r.Half >= must:
 		s.even = append(s.even, name)
 	}
 }
 
 func (s *summary) print() {
 	fmt.Printf("\nworst CPU/txn ratio starbench/go-tpc: %.2f (must be <= %.1f, aim <= %.1f)\n", s.worst, cpuMust, cpuAim)
-	fmt.Printf("load wall-time ratio starbench/go-tpc: %.2f (must be <= %.1f, aim <= %.1f)\n", s.load.value, loadMust, loadAim)
+	fmt.Printf("load wall-time ratio starbench/go-tpc: %.2f (must be <= %.1f, aim <= %.1f)\n", s.load.Value, loadMust, loadAim)
 	fmt.Printf("95%% CI above the must (misses it beyond the noise): %s\n", benchcmp.ListOrNone(s.above))
 	fmt.Printf("95%% CI holding the must (within the noise; more rounds narrow it): %s\n", benchcmp.ListOrNone(s.even))
 }

@@ -137,7 +137,7 @@ func TestLoadLines(t *testing.T) {
 	gt := []load{l(10, 2, 1, 1000000), l(10, 2, 1, 1000000)}
 	sb := []load{l(4, 0.5, 0.5, 1000000), l(4, 0.5, 0.5, 1000000)}
 	lines, r := loadLines(1, 2, gt, sb)
-	if len(lines) != 4 || r.value != 0.4 || !r.hasCI || r.half != 0 {
+	if len(lines) != 4 || r.Value != 0.4 || !r.HasCI || r.Half != 0 {
 		t.Fatalf("lines %q, ratio %+v", lines, r)
 	}
 	for i, want := range []string{"1 warehouses, -T 2", "go-tpc        10.00 s wall     2.00 s client CPU     1.00 µs server CPU/row  (1000000 rows)",

@@ -43,6 +43,35 @@ func TestCHCommandLines(t *testing.T) {
 	}
 	expect(t, starbench(t, nil, "report", out), 0, "ch", "q6", "new_order")
 
+	// Two segments of one load, run at once and merged: both loads' kinds.
+	segs := runSegments(t, 2, func(seg, out string) cliResult {
+		r := ch("--warehouses", "1", "-T", "2", "-t", "2", "--queries", "q6,q14", "--time", "3s", "--seed", "11", "--segment", seg, "--out", out, "run")
+		expect(t, r, 0, "(segment "+seg+": 2 of them)")
+		return r
+	})
+	merged := outDir(t)
+	expect(t, starbench(t, nil, "merge", segs[0], segs[1], "-o", merged), 0)
+	sum = readSummary(t, merged)
+	kinds = map[string]int64{}
+	for _, k := range sum.Kinds {
+		kinds[k.Name] = k.Events
+	}
+	if m := sum.Metrics; sum.Threads != 4 || kinds["new_order"] == 0 || kinds["q6"] == 0 || kinds["q14"] == 0 || m["tpmC"] <= 0 || m["QphH"] <= 0 || m["geomean_s"] <= 0 {
+		t.Errorf("merged segments: %d threads, kinds %v, figures %v", sum.Threads, kinds, m)
+	}
+
+	// A plan's dry run lists the steps as go-tpc's command lines.
+	plan := writePlan(t, t.TempDir(), "ch.star", `
+def main(p):
+    conn = db.connect()
+    tpcc.prepare(conn, warehouses = 2)
+    ch.prepare(conn)
+    ch.run(conn, warehouses = 2, threads = 4, ap_threads = 1, time = "1m")
+    tpch.run(conn, queries = "q1,q6", count = 2)
+`)
+	expect(t, starbench(t, nil, "run", plan, "--dry-run"), 0, "go-tpc ch prepare", "go-tpc ch --warehouses 2 -T 4 -t 1 --time 1m0s run",
+		"go-tpc tpch run --sf 1 --queries q1,q6 -T 1 --count 2")
+
 	expect(t, ch("--queries", "q1,q23", "--time", "1s", "run"), 2, `no query "q23" in --queries`)
 	expect(t, ch("-T", "0", "-t", "0", "--time", "1s", "run"), 2, "-T and -t must not be negative, nor both 0")
 	expect(t, ch("--tiflash", "prepare"), 2, "--tiflash: starbench's ch prepare makes the tables and the view only")

@@ -102,7 +102,7 @@ func TestReportPivotFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--rows", "rund"}, `starbench: bad table: no step has the tag "rund" (there are: case, round, threads, workload)`},
-		{[]string{"--rows", "round", "--metrics", "speed"}, `starbench: --metrics: unknown metric "speed" (want tps, qps, min, avg, p95, p99, max, efficiency, retries, tpmc, tpmtotal)`},
+		{[]string{"--rows", "round", "--metrics", "speed"}, `starbench: --metrics: unknown metric "speed" (want tps, qps, min, avg, p95, p99, max, qphh, answers_checked, efficiency, geomean_s, power, qph, retries, tpmc, tpmtotal)`},
 		{[]string{"--columns", "case", "--baseline", "inc"}, `starbench: bad table: baseline "inc" is not a value of case (values: incr, rand, split)`},
 		{[]string{"--rows", "round", "--parts"}, "--parts does not go with a report-shaped table"},
 		{[]string{"--columns", "case", "--mean"}, "starbench: bad table: mean needs rows"},

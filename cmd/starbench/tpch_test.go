@@ -2,6 +2,8 @@ package main
 
 import (
 	"database/sql"
+	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -57,25 +59,26 @@ func TestTPCHCommandLines(t *testing.T) {
 
 	// Two segments of one load, run at once and merged: the whole load's
 	// queries.
-	segs := []string{outDir(t), outDir(t)}
-	var wg sync.WaitGroup
-	results := make([]cliResult, 2)
-	for i, seg := range []string{"1/2", "2/2"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = tpch("--sf", "1", "-T", "2", "--queries", "q4,q6", "--count", "4", "--seed", "9", "--segment", seg, "--out", segs[i], "run")
-		}()
-	}
-	wg.Wait()
-	for i, seg := range []string{"1/2", "2/2"} {
-		expect(t, results[i], 0, "(segment "+seg+" of 2)")
-	}
+	segs := runSegments(t, 2, func(seg, out string) cliResult {
+		r := tpch("--sf", "1", "-T", "2", "--queries", "q4,q6", "--count", "4", "--seed", "9", "--segment", seg, "--out", out, "run")
+		expect(t, r, 0, "(segment "+seg+" of 2)")
+		return r
+	})
 	merged := outDir(t)
 	expect(t, starbench(t, nil, "merge", segs[0], segs[1], "-o", merged), 0)
 	sum = readSummary(t, merged)
 	if sum.Events != 4 || sum.Threads != 2 || len(sum.Kinds) != 2 || sum.Kinds[0].Events != 2 || sum.Kinds[1].Events != 2 {
 		t.Errorf("merged segments: %d queries on %d threads, kinds %+v", sum.Events, sum.Threads, sum.Kinds)
+	}
+	// The merged step's figures: queries an hour summed, the geometric
+	// mean and power computed again from the merged queries' latencies.
+	var qph float64
+	for _, dir := range segs {
+		qph += readSummary(t, dir).Metrics["qph"]
+	}
+	g := math.Sqrt(sum.Kinds[0].Latency.AvgMS / 1000 * sum.Kinds[1].Latency.AvgMS / 1000)
+	if m := sum.Metrics; math.Abs(m["geomean_s"]-g) > 1e-9*g || math.Abs(m["power"]-3600/g) > 1e-6*m["power"] || m["qph"] != qph {
+		t.Errorf("merged figures %v: want geomean_s %v, power %v, qph %v", m, g, 3600/g, qph)
 	}
 
 	expect(t, tpch("--queries", "q1,q23", "run"), 2, `no query "q23" in --queries`)
@@ -88,4 +91,25 @@ func TestTPCHCommandLines(t *testing.T) {
 	if n := strings.Count(r.stdout, "Dropping table"); n != 8 {
 		t.Errorf("%d tables dropped:\n%s", n, r.stdout)
 	}
+}
+
+// runSegments runs segments 1/n ... n/n of one load at once (a merge
+// needs them to overlap), each into a results folder of its own, and
+// returns the folders.
+func runSegments(t *testing.T, n int, run func(seg, out string) cliResult) []string {
+	t.Helper()
+	dirs := make([]string, n)
+	for i := range dirs {
+		dirs[i] = outDir(t)
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(fmt.Sprintf("%d/%d", i+1, n), dirs[i])
+		}()
+	}
+	wg.Wait()
+	return dirs
 }

@@ -24,20 +24,25 @@ import (
 //   - With a server in this process (InProcessServer) the sockets block
 //     through the runtime (ioBlocking), leaving the server Ps to answer with.
 //   - Above BlockingIO's limit the sessions wait in Go's netpoller (ioPoller).
+//   - With longWaits (events that wait seconds on the server: analytical
+//     queries) the sockets block through the runtime (ioBlocking): a
+//     worker hidden from the scheduler while it waited would be preempted
+//     by a signal every 10 ms of its wait, each interrupting its read and
+//     costing more than the wait's one hand-off of its P.
 //
 // Runs started at once as parts of one load call it once for all of their
 // threads first: a ctx that already has its sockets chosen is returned as
 // it is, so the parts neither decide on their own share nor change
 // GOMAXPROCS (which stops the world, and waits for every worker blocked
 // out of the scheduler's sight) while the others run.
-func ForWorkers(ctx context.Context, threads, spare int) (context.Context, func()) {
+func ForWorkers(ctx context.Context, threads, spare int, longWaits bool) (context.Context, func()) {
 	if _, chosen := ctx.Value(ioModeKey{}).(ioMode); chosen {
 		return ctx, func() {}
 	}
 	switch {
 	case !BlockingIO(threads):
 		return withIOMode(ctx, ioPoller), func() {}
-	case inProcessServers.Load() > 0:
+	case inProcessServers.Load() > 0 || longWaits:
 		return withIOMode(ctx, ioBlocking), func() {}
 	}
 	return withIOMode(ctx, ioDedicated), reserveProcs(threads, spare)

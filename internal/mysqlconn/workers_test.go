@@ -102,3 +102,21 @@ func TestInProcessServerKeepsItsPs(t *testing.T) {
 		t.Errorf("GOMAXPROCS %d during the run (before %d), %d events", during, before, res.Counts.Events)
 	}
 }
+
+// Workers whose events wait long on the server (Options.LongWaits) wait
+// through the runtime: no P is reserved for them, so GOMAXPROCS stays as
+// it was, and no preemption signal cuts their reads short every 10 ms.
+func TestLongWaitsBlockThroughTheRuntime(t *testing.T) {
+	conn := connector(t)
+	before := runtime.GOMAXPROCS(0)
+	threads := before + 2
+	during := 0
+	res, err := bench.Run(context.Background(), &benchtest.QueryWorkload{Query: "SELECT SLEEP(0.2)", Read: true}, conn,
+		bench.Options{Threads: threads, Events: int64(threads), LongWaits: true, Started: func() { during = runtime.GOMAXPROCS(0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during != before || res.Counts.Events != int64(threads) {
+		t.Errorf("GOMAXPROCS %d during the run (before %d), %d events", during, before, res.Counts.Events)
+	}
+}

@@ -136,6 +136,11 @@ func Merge(dir string, parts []MergePart, opts MergeOptions) (*Summary, error) {
 		k := &sum.Kinds[i]
 		k.Latency = LatencyOf(totals[KindTag(k.Name)], k.Latency.MinMS, k.Latency.MaxMS, k.Latency.SumMS, k.Events, extra...)
 	}
+	partSums := make([]*Summary, len(in))
+	for i, m := range in {
+		partSums[i] = m.sum
+	}
+	deriveMetrics(sum, partSums)
 	return sum, nil
 }
 

@@ -21,6 +21,11 @@ type MetricSpec struct {
 	Unit string
 	// Help says what the metric is, for --help and the docs.
 	Help string
+	// Derive, when set, computes the metric of a merged step again from
+	// the merged summary and its parts' (TPC-H's geometric mean of the
+	// queries' mean latencies, from the merged kinds), where it would be
+	// neither summed nor left out; false leaves it out.
+	Derive func(merged *Summary, parts []*Summary) (float64, bool)
 }
 
 var metricSpecs = struct {
@@ -62,5 +67,24 @@ func DeclaredMetrics() []MetricSpec {
 // sum.
 func mergesBySum(name string) bool {
 	s, ok := LookupMetric(name)
-	return !ok || s.Additive
+	return !ok || (s.Additive && s.Derive == nil)
+}
+
+// deriveMetrics sets the merged step's derived metrics (MetricSpec.Derive)
+// that some part has.
+func deriveMetrics(merged *Summary, parts []*Summary) {
+	for _, p := range parts {
+		for name := range p.Metrics {
+			spec, ok := LookupMetric(name)
+			if !ok || spec.Derive == nil {
+				continue
+			}
+			if v, ok := spec.Derive(merged, parts); ok {
+				if merged.Metrics == nil {
+					merged.Metrics = map[string]float64{}
+				}
+				merged.Metrics[name] = v
+			}
+		}
+	}
 }

@@ -56,11 +56,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 	}
 	a.AddSecrets(cl.Password)
 	if cl.Help {
-		if err := a.Help(); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintf(a.Stdout, "\ngo-tpc's and starbench's flags:\n%s", ch.FlagUsage())
-		return err
+		return a.HelpWithFlags("go-tpc's and starbench's flags", ch.FlagUsage())
 	}
 	seg, err := cli.ParseSegment("ch", cl.Segment, cl.Command, cl.Seed, "--seed", int64(cl.Threads+cl.APThreads), cl.Count)
 	if err != nil {
@@ -71,10 +67,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer ep.Stop()
-	conn := &bench.RoundRobin{}
-	for _, c := range ep.Configs {
-		conn.Connectors = append(conn.Connectors, bench.NewSQLConnector(c, bench.PSAuto))
-	}
+	conn := ep.Connector(bench.PSAuto)
 	if cl.Seed == 0 {
 		cl.Seed = results.DrawSeed()
 	}

@@ -52,11 +52,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 	}
 	a.AddSecrets(cl.Password)
 	if cl.Help {
-		if err := a.Help(); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintf(a.Stdout, "\ngo-tpc's and starbench's flags:\n%s", tpch.FlagUsage())
-		return err
+		return a.HelpWithFlags("go-tpc's and starbench's flags", tpch.FlagUsage())
 	}
 	seg, err := cli.ParseSegment("tpch", cl.Segment, cl.Command, cl.Seed, "--seed", int64(cl.Threads), cl.Count)
 	if err != nil {
@@ -67,10 +63,7 @@ func (a *command) run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer ep.Stop()
-	conn := &bench.RoundRobin{}
-	for _, c := range ep.Configs {
-		conn.Connectors = append(conn.Connectors, bench.NewSQLConnector(c, bench.PSAuto))
-	}
+	conn := ep.Connector(bench.PSAuto)
 	switch cl.Command {
 	case "prepare":
 		err = a.prepare(ctx, cl, conn)

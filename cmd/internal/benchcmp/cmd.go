@@ -2,6 +2,7 @@ package benchcmp
 
 import (
 	"context"
+	"debug/buildinfo"
 	"errors"
 	"flag"
 	"fmt"
@@ -86,6 +87,11 @@ type Bench struct {
 // finds or builds the starbench binary (StarbenchBinary) and starts a
 // private MariaDB; Close stops and removes them.
 func Setup(name, starbench string) (*Bench, error) {
+	return SetupServer(name, starbench, sandbox.MariaDBOptions{})
+}
+
+// SetupServer is Setup with the server's options (a larger buffer pool).
+func SetupServer(name, starbench string, server sandbox.MariaDBOptions) (*Bench, error) {
 	work, err := os.MkdirTemp("", name+"-")
 	if err != nil {
 		return nil, err
@@ -95,7 +101,7 @@ func Setup(name, starbench string) (*Bench, error) {
 		b.Close()
 		return nil, err
 	}
-	if b.Server, err = sandbox.StartMariaDB(context.Background(), sandbox.MariaDBOptions{}); err != nil {
+	if b.Server, err = sandbox.StartMariaDB(context.Background(), server); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -108,4 +114,33 @@ func (b *Bench) Close() {
 		b.Server.Stop()
 	}
 	os.RemoveAll(b.Work)
+}
+
+// GoTPCInstall says how to get the go-tpc the comparisons are made with.
+const GoTPCInstall = "install it with: GOFLAGS= go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.7"
+
+// GoTPCBinary finds go-tpc on PATH or in $(go env GOPATH)/bin.
+func GoTPCBinary() (string, error) {
+	if bin, err := exec.LookPath("go-tpc"); err == nil {
+		return bin, nil
+	}
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		for _, dir := range filepath.SplitList(strings.TrimSpace(string(out))) {
+			bin := filepath.Join(dir, "bin", "go-tpc")
+			if fi, err := os.Stat(bin); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				return bin, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("go-tpc is not on PATH nor in $(go env GOPATH)/bin; %s", GoTPCInstall)
+}
+
+// GoTPCVersion is the module version go-tpc was built from (its own
+// `go-tpc version` says "dev" when installed with go install).
+func GoTPCVersion(bin string) string {
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return "(version unknown)"
+	}
+	return info.Main.Version
 }
