@@ -32,6 +32,10 @@ type ReportOptions struct {
 	// `starbench merge`), a row per part with the part's own numbers: a
 	// "part" column in tables, with the part's number and name.
 	Parts bool
+	// Kinds adds a row per kind of event of each step whose events are of
+	// several kinds (transactions, queries) and a row per step with its
+	// family's figures (tpmC, power, QphH, ...).
+	Kinds bool
 	// Knee is the rule the knees of thread sweeps are found by (nil:
 	// DefaultKneeRule).
 	Knee *KneeRule
@@ -464,8 +468,12 @@ func (o ReportOptions) WriteReport(w io.Writer, runs []*Run, markdown bool) {
 		return
 	}
 	tables := o.WorkloadTables(benchmarks)
-	for _, more := range []func([]*Benchmark) (Table, bool){KindsTable, FiguresTable, StagesTable} {
-		if t, ok := more(benchmarks); ok {
+	more := []func([]*Benchmark) (Table, bool){StagesTable}
+	if o.Kinds {
+		more = []func([]*Benchmark) (Table, bool){KindsTable, FiguresTable, StagesTable}
+	}
+	for _, add := range more {
+		if t, ok := add(benchmarks); ok {
 			tables = append(tables, t)
 		}
 	}

@@ -41,7 +41,7 @@ func TestCHCommandLines(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr, m.Password()) {
 		t.Errorf("password printed")
 	}
-	expect(t, starbench(t, nil, "report", out), 0, "ch", "q6", "new_order")
+	expect(t, starbench(t, nil, "report", out, "--kinds"), 0, "ch", "by kind of event", "q6", "new_order", "QphH ")
 
 	// Two segments of one load, run at once and merged: both loads' kinds.
 	segs := runSegments(t, 2, func(seg, out string) cliResult {
@@ -59,6 +59,9 @@ func TestCHCommandLines(t *testing.T) {
 	if m := sum.Metrics; sum.Threads != 4 || kinds["new_order"] == 0 || kinds["q6"] == 0 || kinds["q14"] == 0 || m["tpmC"] <= 0 || m["QphH"] <= 0 || m["geomean_s"] <= 0 {
 		t.Errorf("merged segments: %d threads, kinds %v, figures %v", sum.Threads, kinds, m)
 	}
+
+	// compare reads them: one segment against the other, by CH's figure.
+	expect(t, starbench(t, nil, "compare", segs[0], segs[1], "--metric", "qphh"), 0, "qphh")
 
 	// A plan's dry run lists the steps as go-tpc's command lines.
 	plan := writePlan(t, t.TempDir(), "ch.star", `

@@ -118,6 +118,7 @@ A missing, truncated or foreign folder exits 2.`,
 	cmd.Flags().StringVar(&format, "format", "text", "text, markdown, json, csv or html")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to FILE instead of standard output")
 	cmd.Flags().BoolVar(&opts.Parts, "parts", false, "after a merged step's row, a row per part (text, markdown, csv; html always has them)")
+	cmd.Flags().BoolVar(&opts.Kinds, "kinds", false, "a row per kind of event (transaction, query) of each step, and each step's family figures (tpmC, power, QphH, ...) (text, markdown; html always has them)")
 	cmd.Flags().StringVar(&knee, "knee", "", "the knee of each thread sweep: the level after which the next adds less tps and more latency than this, "+
 		"e.g. 'tps<5%,p95>20%' (the default; text, markdown and html)")
 	pf.register(cmd)
