@@ -114,7 +114,7 @@ def main(p):
     c.reload("tikv")
 `)
 	loop := func(seconds, every int) string {
-		return fmt.Sprintf(`deadline=$(($(date +%%s) + %d)); while :; do if out=$(tiup cluster display sb --format json 2>/dev/null) && st=$(printf '%%s\n' "$out" | grep '"status":') && ! printf '%%s\n' "$st" | grep -qvE '"status": "(Up|Healthy)(\|L)?(\|UI)?"'; then exit 0; fi; if [ "$(date +%%s)" -ge "$deadline" ]; then exit 1; fi; sleep %d; done`, seconds, every)
+		return fmt.Sprintf(`deadline=$(($(date +%%s) + %d)); while :; do if out=$(tiup cluster display sb --format json 2>/dev/null) && st=$(printf '%%s\n' "$out" | grep '"status":') && ! printf '%%s\n' "$st" | grep -qvE '"status": "(Up|Healthy)(\|L)?(\|UI)?"'; then exit 0; fi; if [ "$(date +%%s)" -gt "$deadline" ]; then exit 1; fi; sleep %d; done`, seconds, every)
 	}
 	display := "tiup cluster display sb --format json"
 	want := []string{
