@@ -49,6 +49,16 @@ if ! command -v go-ycsb >/dev/null 2>&1 && command -v go >/dev/null 2>&1; then
   fi
 fi
 
+# tidb-server, for the tests on a real TiDB (unistore: no PD or TiKV): the
+# one $STARBENCH_TIDB_SERVER names, on PATH, or built once from the pinned
+# module in scripts/tidb-server into $(go env GOPATH)/bin (about 13 minutes
+# on 2 cores; scripts/build-tidb.sh).
+if [ -z "${STARBENCH_TIDB_SERVER:-}" ] && ! command -v tidb-server >/dev/null 2>&1 && command -v go >/dev/null 2>&1; then
+  if ! bash "$(dirname "$0")/build-tidb.sh"; then
+    echo "test-deps: building tidb-server failed; the tests on TiDB will be skipped (and fail when CI=true)" >&2
+  fi
+fi
+
 # program  Debian package
 needs=(
   "mariadbd mariadb-server"

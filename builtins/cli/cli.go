@@ -21,6 +21,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/targets"
+	"github.com/starbench/starbench/internal/sqltext"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/runner/results"
 )
@@ -128,7 +129,7 @@ func Direct(cfgs []*mysql.Config) *Endpoints {
 	return &Endpoints{Configs: cfgs, Info: map[string]any{"kind": "dsn"}, Stop: func() {}}
 }
 
-// OpenTarget opens a --target value (a DSN, embedded or sandbox:mariadb):
+// OpenTarget opens a --target value (a DSN, embedded or sandbox:ENGINE):
 // a server it names is started, its secrets registered and its banner
 // printed. what names the family in messages.
 func (e *Env) OpenTarget(ctx context.Context, what, spec string) (*Endpoints, error) {
@@ -302,4 +303,39 @@ func SegmentSuffix(seg bench.Segment) string {
 		return ""
 	}
 	return fmt.Sprintf("-seg%dof%d", seg.Index, seg.Count)
+}
+
+// CreateUnknownDatabase is go-tpc's rule for its -D (v1.0.7,
+// cmd/go-tpc/main.go, openDB), which every go-tpc command follows: when a
+// server answers that the database is unknown (error 1049), the database
+// is created (CREATE DATABASE IF NOT EXISTS), and the output says so. A
+// server that does not answer is left to the command's own connection
+// to report. what names the family in messages.
+func (e *Env) CreateUnknownDatabase(ctx context.Context, what string, ep *Endpoints) error {
+	for _, cfg := range ep.Configs {
+		if cfg.DBName == "" {
+			continue
+		}
+		probe, err := db.Open(ctx, cfg)
+		if err == nil {
+			probe.Close()
+			continue
+		}
+		if code, ok := db.ErrorCode(err); !ok || code != 1049 {
+			continue
+		}
+		admin := cfg.Clone()
+		admin.DBName = ""
+		c, err := db.Open(ctx, admin)
+		if err != nil {
+			return fmt.Errorf("%s: connect to %s to create database %s: %w", what, db.Endpoint(cfg), cfg.DBName, err)
+		}
+		_, err = c.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+sqltext.QuoteIdent(cfg.DBName))
+		c.Close()
+		if err != nil {
+			return fmt.Errorf("%s: create database %s on %s: %w", what, cfg.DBName, db.Endpoint(cfg), err)
+		}
+		fmt.Fprintf(e.Stderr, "note: database %s did not exist on %s; created it, as go-tpc does for its -D\n", cfg.DBName, cfg.Addr)
+	}
+	return nil
 }

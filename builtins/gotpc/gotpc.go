@@ -24,7 +24,7 @@ import (
 type Conn struct {
 	Host, User, Password, DB string
 	Port                     int
-	Target                   string // --target: a DSN, embedded or sandbox:mariadb, instead of -H/-P/...
+	Target                   string // --target: a DSN, embedded or sandbox:ENGINE, instead of -H/-P/...
 	MySQLGiven               bool   // some of -H -P -U -p -D was given
 }
 
@@ -38,7 +38,7 @@ func (c *Conn) Bind(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.User, "user", "U", "root", "database user")
 	fs.StringVarP(&c.Password, "password", "p", "", "database password")
 	fs.StringVarP(&c.DB, "db", "D", "test", "database name")
-	fs.StringVar(&c.Target, "target", "", "a DSN, embedded or sandbox:mariadb (instead of -H -P -U -p -D)")
+	fs.StringVar(&c.Target, "target", "", "a DSN, embedded, sandbox:mariadb or sandbox:tidb (instead of -H -P -U -p -D)")
 }
 
 // Parsed notes, after fs is parsed, whether the command line gave a

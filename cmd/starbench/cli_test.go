@@ -313,6 +313,32 @@ func TestSandboxTargetFromCLI(t *testing.T) {
 	}
 }
 
+// --target sandbox:tidb runs on a private tidb-server (unistore); the
+// manifest says so, and a tidb-server that is not there is one message
+// saying how to get one.
+func TestSandboxTiDBTargetFromCLI(t *testing.T) {
+	sandboxtest.RequireTiDB(t)
+	out := outDir(t)
+	r := starbench(t, nil, "run", "plans/quickstart.star", "--target", "sandbox:tidb", "--out", out, "-p", "table_size=500", "-p", "threads=2", "-p", "time=1s")
+	expect(t, r, 0, "Inserting 500 records into 'sbtest2'", "[ 1s ] thds: 2 tps:")
+	if log, _ := os.ReadFile(filepath.Join(out, "output.log")); !strings.Contains(string(log), "started sandbox tidb 8.0.11-TiDB-") ||
+		!strings.Contains(string(log), "unistore: one server, no PD, TiKV or BR") {
+		t.Errorf("output.log does not say where the sandbox is:\n%s", log)
+	}
+	m, err := results.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg := m.Target("default"); tg.Kind != "sandbox" || tg.Engine != "tidb" || !strings.Contains(tg.ServerVersion, "TiDB") {
+		t.Errorf("manifest target: %+v", tg)
+	}
+
+	r = starbench(t, []string{sandbox.TiDBServerEnv + "=/nonexistent/tidb-server"}, "run", "plans/quickstart.star", "--target", "sandbox:tidb", "--out", outDir(t))
+	expect(t, r, 1, "start sandbox tidb: "+sandbox.TiDBServerEnv+"=/nonexistent/tidb-server: not an executable file")
+	r = starbench(t, []string{sandbox.TiDBServerEnv + "=", "PATH=/usr/bin:/bin", "GOPATH=" + t.TempDir(), "HOME=" + t.TempDir(), "GOBIN="}, "run", "plans/quickstart.star", "--target", "sandbox:tidb", "--out", outDir(t))
+	expect(t, r, 1, "tidb-server was not found", "tiup install tidb", "bash scripts/build-tidb.sh")
+}
+
 // A sysbench run on a server that lives for the command only prepares its
 // tables first (there is no other way they could exist), saying so.
 func TestSysbenchRunOnAThrowawayTarget(t *testing.T) {

@@ -119,6 +119,6 @@ func (a *app) printTargets(res *runner.Result) {
 		fmt.Fprintln(a.stdout, "  "+a.redact(t))
 	}
 	if missing {
-		fmt.Fprintln(a.stdout, "Give a named target with --target NAME=DSN (or NAME=sandbox:mariadb to try it on a private server).")
+		fmt.Fprintln(a.stdout, "Give a named target with --target NAME=DSN (or NAME=sandbox:mariadb, NAME=sandbox:tidb to try it on a private server).")
 	}
 }

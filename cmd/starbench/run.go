@@ -32,7 +32,7 @@ func (f *planFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVarP(&f.params, "param", "p", nil, "set a plan parameter: -p name=value (lists comma-separated: -p threads=1,2,4); repeatable")
 	cmd.Flags().StringArrayVar(&f.targets, "target", nil,
 		"database target: a DSN (user:pw@tcp(host:port)/db or mysql://user:pw@host:port/db), 'embedded', or "+
-			"'sandbox:mariadb' (a throwaway local MariaDB); NAME=SPEC names one for db.connect(\"NAME\"); repeatable. "+
+			"'sandbox:mariadb' or 'sandbox:tidb' (a throwaway local MariaDB, or a tidb-server on unistore); NAME=SPEC names one for db.connect(\"NAME\"); repeatable. "+
 			"Default: $STARBENCH_TARGET, else embedded")
 	cmd.Flags().Int64Var(&f.seed, "seed", 0, "run seed (default: drawn at random and recorded in the manifest)")
 	cmd.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "in the dry-run step list, show each step whole: every statement of a batch (SET GLOBAL lists), the content of every file a step writes (topologies, configurations)")
@@ -211,7 +211,7 @@ const runExample = `  starbench run plans/quickstart.star
 func (a *app) runCommand() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:     "run PLAN.star|BUNDLE|RESULTS_DIR [-p name=value]... [--target DSN|embedded|sandbox:mariadb] [--out DIR] [--dry-run] [--seed N]\n  starbench run --resume DIR [--target ...] [--plan EDITED.star]",
+		Use:     "run PLAN.star|BUNDLE|RESULTS_DIR [-p name=value]... [--target DSN|embedded|sandbox:mariadb|sandbox:tidb] [--out DIR] [--dry-run] [--seed N]\n  starbench run --resume DIR [--target ...] [--plan EDITED.star]",
 		Short:   "Run a plan and write its results folder",
 		Long:    runLong,
 		Example: runExample,

@@ -16,6 +16,7 @@ import (
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/tpcc"
 	"github.com/starbench/starbench/internal/sandbox"
+	"github.com/starbench/starbench/internal/testutil/gotpctest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner/results"
 )
@@ -304,4 +305,38 @@ func serverWith(t *testing.T, statements ...string) (*sandbox.MariaDB, *db.Conn)
 		}
 	}
 	return m, c
+}
+
+// go-tpc's rule for -D (v1.0.7, cmd/go-tpc/main.go, openDB): a database
+// the server says is unknown is created, for every command of tpcc, tpch
+// and ch. starbench does the same and says so; go-tpc's own cleanup,
+// run against the same server, shows the rule.
+func TestUnknownDatabaseIsCreatedAsGoTPC(t *testing.T) {
+	bin := gotpctest.Binary(t)
+	m, admin := serverWith(t)
+	host, port, _ := strings.Cut(m.Config().Addr, ":")
+	exists := func(name string) bool {
+		rs, err := admin.Query(context.Background(), "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(rs.Rows[0][0]) == "1"
+	}
+	gotpctest.Run(t, bin, m, "bygotpc", "cleanup")
+	if !exists("bygotpc") {
+		t.Fatalf("go-tpc's cleanup did not create its -D: the rule this test follows is not go-tpc's")
+	}
+	for _, family := range []string{"tpcc", "tpch", "ch"} {
+		name := "new_" + family
+		r := starbench(t, nil, family, "-H", host, "-P", port, "-U", "root", "-p", m.Password(), "-D", name, "cleanup")
+		expect(t, r, 0, "note: database "+name+" did not exist on "+m.Config().Addr+"; created it, as go-tpc does for its -D")
+		if !exists(name) {
+			t.Errorf("%s cleanup -D %s: the database was not created", family, name)
+		}
+		// Once it exists nothing is said.
+		r = starbench(t, nil, family, "-H", host, "-P", port, "-U", "root", "-p", m.Password(), "-D", name, "cleanup")
+		if strings.Contains(r.stderr, "did not exist") {
+			t.Errorf("%s: a database that exists is said to be created:\n%s", family, r.stderr)
+		}
+	}
 }

@@ -29,7 +29,7 @@ const Available = true
 // Banner is printed and recorded for every run against the embedded server.
 const Banner = "NOTE: this run uses the embedded go-mysql-server (in memory, in process). It is for trying and\n" +
 	"authoring plans: its primary-key lookups scan whole tables and concurrent writes can be lost, so its\n" +
-	"numbers say nothing about a real database. Use --target DSN or --target sandbox:mariadb to measure."
+	"numbers say nothing about a real database. Use --target DSN, --target sandbox:mariadb or --target sandbox:tidb to measure."
 
 // Server is a running embedded server listening on a loopback port.
 type Server struct {

@@ -1,16 +1,15 @@
 // Package sandbox starts throwaway database servers on loopback for tests
-// and for `--target sandbox:mariadb`: a private data directory in a temp
-// folder, a random port on 127.0.0.1, a random root password, and a clean
-// stop that removes everything. It uses the server binaries installed on
-// the machine (Debian's mariadb-server) and never touches a system instance.
+// and for `--target sandbox:mariadb` and `sandbox:tidb`: a private data
+// directory in a temp folder, random ports on 127.0.0.1, a random root
+// password, and a clean stop that removes everything. It uses the server
+// binaries installed on the machine (Debian's mariadb-server; a
+// tidb-server from tiup or scripts/build-tidb.sh) and never touches a
+// system instance.
 package sandbox
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -20,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -49,9 +47,7 @@ type MariaDB struct {
 	password string
 	bins     Binaries
 	opts     MariaDBOptions
-	cmd      *exec.Cmd
-	exited   chan struct{}
-	waitErr  error
+	proc     *process
 }
 
 // Binaries are the MariaDB programs the sandbox runs.
@@ -68,21 +64,6 @@ func FindMariaDB() (Binaries, error) {
 		return Binaries{}, ErrNotInstalled
 	}
 	return Binaries{Server: server, InstallDB: install}, nil
-}
-
-func lookPath(names ...string) string {
-	for _, name := range names {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-		for _, dir := range []string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"} {
-			p := filepath.Join(dir, name)
-			if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-				return p
-			}
-		}
-	}
-	return ""
 }
 
 // StartMariaDB initialises a data directory and starts mariadbd on a random
@@ -180,35 +161,12 @@ func (m *MariaDB) launch(ctx context.Context, server string, opts MariaDBOptions
 		"--skip-log-bin",
 	}
 	args = append(args, opts.ExtraArgs...)
-	cmd := exec.Command(server, args...)
-	// Own process group: a Ctrl-C meant for starbench does not reach the
-	// server directly; Stop ends it. Pdeathsig ends it if starbench dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start mariadbd: %w", err)
+	proc, err := startProcess("mariadbd", exec.Command(server, args...))
+	if err != nil {
+		return err
 	}
-	m.cmd = cmd
-	m.exited = make(chan struct{})
-	go func() {
-		m.waitErr = cmd.Wait()
-		close(m.exited)
-	}()
-	deadline := time.Now().Add(opts.StartTimeout)
-	for {
-		select {
-		case <-m.exited:
-			return fmt.Errorf("mariadbd exited during start-up (%v); its log says:\n%s", m.waitErr, m.logTail())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if err := m.pingSocket(ctx); err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("mariadbd not ready after %s; its log says:\n%s", opts.StartTimeout, m.logTail())
-		}
-	}
+	m.proc = proc
+	return proc.waitReady(ctx, opts.StartTimeout, m.pingSocket, m.logTail)
 }
 
 func (m *MariaDB) socketDB() (*sql.DB, error) {
@@ -270,12 +228,7 @@ func (m *MariaDB) Config() *mysql.Config {
 }
 
 // PID is the server's process id, 0 when it is not running.
-func (m *MariaDB) PID() int {
-	if m.cmd == nil || m.cmd.Process == nil {
-		return 0
-	}
-	return m.cmd.Process.Pid
-}
+func (m *MariaDB) PID() int { return m.proc.pid() }
 
 // DSN is Config in go-sql-driver form, password included.
 func (m *MariaDB) DSN() string { return m.Config().FormatDSN() }
@@ -283,22 +236,8 @@ func (m *MariaDB) DSN() string { return m.Config().FormatDSN() }
 // Stop ends the server (SIGTERM, then SIGKILL after 30 s) and removes its
 // folder. It is safe to call more than once.
 func (m *MariaDB) Stop() error {
-	var err error
-	if m.cmd != nil && m.cmd.Process != nil {
-		select {
-		case <-m.exited:
-		default:
-			_ = m.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-m.exited:
-			case <-time.After(30 * time.Second):
-				_ = m.cmd.Process.Kill()
-				<-m.exited
-				err = errors.New("mariadbd did not stop within 30s and was killed")
-			}
-		}
-		m.cmd = nil
-	}
+	err := m.proc.stop()
+	m.proc = nil
 	if m.Dir != "" {
 		if rerr := os.RemoveAll(m.Dir); rerr != nil && err == nil {
 			err = rerr
@@ -311,34 +250,17 @@ func (m *MariaDB) Stop() error {
 // Shutdown ends the server cleanly (SIGTERM, waiting up to 30 s) and
 // leaves its data directory, for Restart: a stop as a service manager does.
 func (m *MariaDB) Shutdown() error {
-	if m.cmd == nil || m.cmd.Process == nil {
-		return errors.New("server is not running")
+	if m.proc == nil {
+		return errNotRunning
 	}
-	select {
-	case <-m.exited:
-		return nil
-	default:
-	}
-	_ = m.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-m.exited:
-		return nil
-	case <-time.After(30 * time.Second):
-		_ = m.cmd.Process.Kill()
-		<-m.exited
-		return errors.New("mariadbd did not stop within 30s and was killed")
-	}
+	return m.proc.stop()
 }
 
 // Restart starts the server again on its data directory and port, after
 // Kill (a crash and a recovery) or Shutdown.
 func (m *MariaDB) Restart(ctx context.Context) error {
-	if m.cmd != nil {
-		select {
-		case <-m.exited:
-		default:
-			return errors.New("server is still running")
-		}
+	if m.proc.running() {
+		return errors.New("server is still running")
 	}
 	return m.launch(ctx, m.bins.Server, m.opts)
 }
@@ -346,38 +268,11 @@ func (m *MariaDB) Restart(ctx context.Context) error {
 // Kill ends the server at once with SIGKILL, as a crash would, and leaves
 // the data directory so that Restart can bring it back.
 func (m *MariaDB) Kill() error {
-	if m.cmd == nil || m.cmd.Process == nil {
-		return errors.New("server is not running")
+	if m.proc == nil {
+		return errNotRunning
 	}
-	_ = m.cmd.Process.Kill()
-	<-m.exited
+	m.proc.kill()
 	return nil
 }
 
-func (m *MariaDB) logTail() string {
-	data, _ := os.ReadFile(m.ErrorLog())
-	return string(tail(data, 3000))
-}
-
-func tail(b []byte, n int) []byte {
-	b = bytes.TrimSpace(b)
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-func randomPassword() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "sb-" + hex.EncodeToString(b[:])
-}
+func (m *MariaDB) logTail() string { return fileTail(m.ErrorLog(), 3000) }

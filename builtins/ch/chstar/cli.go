@@ -26,7 +26,7 @@ view revenue1 to TPC-C's tables, which 'starbench tpcc prepare' loads first, as 
 'starbench tpcc cleanup''s).
 
 Connection: go-tpc's -H/--host, -P/--port, -U/--user, -p/--password, -D/--db (defaults
-127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb (a sandbox's
+127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb|sandbox:tidb (a sandbox's
 run loads TPC-C's --warehouses and CH's tables first).
 
 Not taken: go-tpc's TiDB switches of prepare (--tiflash, --analyze, --tidb_*): give TiDB's
@@ -67,6 +67,9 @@ func (a *command) run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer ep.Stop()
+	if err := a.CreateUnknownDatabase(ctx, "ch", ep); err != nil {
+		return cli.WrapInterrupt(ctx, err)
+	}
 	conn := ep.Connector(bench.PSAuto)
 	if cl.Seed == 0 {
 		cl.Seed = results.DrawSeed()

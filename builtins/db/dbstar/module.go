@@ -32,7 +32,7 @@ var Doc = runner.ModuleDoc{
 			Doc: "Opens a connection handle. dsn is a target name given with --target name=SPEC, a DSN, or a list of them: " +
 				"several endpoints of one cluster, whose workloads spread their connections round-robin over all (the handle's " +
 				"own statements use the first). A single dsn is a target name, a DSN " +
-				"(user:pw@tcp(host:port)/db or mysql://user:pw@host:port/db), \"embedded\" or \"sandbox:mariadb\". " +
+				"(user:pw@tcp(host:port)/db or mysql://user:pw@host:port/db), \"embedded\", \"sandbox:mariadb\" or \"sandbox:tidb\". " +
 				"None means the default target: --target SPEC, else the only named target, else the embedded server. " +
 				"database overrides the DSN's database. The first connection to a target records its server version and " +
 				"SHOW GLOBAL VARIABLES in manifest.json. A password written literally in the plan is warned about. " +

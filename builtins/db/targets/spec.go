@@ -20,7 +20,7 @@ const (
 )
 
 // SandboxEngines lists the engines sandbox:ENGINE can start.
-var SandboxEngines = []string{"mariadb"}
+var SandboxEngines = []string{"mariadb", "tidb"}
 
 // Target is a parsed target spec.
 type Target struct {
@@ -29,7 +29,7 @@ type Target struct {
 	Engine string // for KindSandbox
 }
 
-// Parse reads a target spec: "embedded" (or ""), "sandbox:mariadb" or a
+// Parse reads a target spec: "embedded" (or ""), "sandbox:ENGINE" or a
 // DSN in either form.
 func Parse(spec string) (Target, error) {
 	spec = strings.TrimSpace(spec)
@@ -86,7 +86,7 @@ func (r Resolved) Key() string {
 // Resolve says which target a plan means. With arg nil it is the default
 // target: the one named "default", else the only one given, else the
 // embedded server. Otherwise arg is a target's name, or a spec written in
-// the plan (a DSN, "embedded", "sandbox:mariadb"); a plain name that no
+// the plan (a DSN, "embedded", "sandbox:ENGINE"); a plain name that no
 // --target gave is an error saying how to give it.
 func Resolve(given Given, arg *string) (Resolved, error) {
 	return resolve(given, arg, false)

@@ -1,5 +1,6 @@
 // Package targets is the one place that turns a target into a server to
-// connect to: it parses a spec (a DSN, "embedded", "sandbox:mariadb"),
+// connect to: it parses a spec (a DSN, "embedded", "sandbox:mariadb",
+// "sandbox:tidb"),
 // resolves which of a run's targets a plan means (by name, the default,
 // or a spec written in the plan), and opens it: the embedded in-process
 // server or a throwaway sandbox are started, a DSN gives its
@@ -10,6 +11,7 @@ package targets
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -64,13 +66,46 @@ func Open(ctx context.Context, t Target) (*Server, error) {
 		return &Server{Config: cfg, Banner: embedded.Banner, stop: func() { _ = srv.Close(); release() },
 			Info: map[string]any{"kind": "embedded", "engine": "go-mysql-server"}}, nil
 	case KindSandbox:
-		m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("start sandbox %s: %w", t.Engine, err)
-		}
-		return &Server{Config: m.Config(), Secret: m.Password(), stop: func() { _ = m.Stop() },
-			Info: map[string]any{"kind": "sandbox", "engine": t.Engine, "port": m.Port},
-			Note: fmt.Sprintf("started sandbox %s %s on 127.0.0.1:%d (data in %s)", t.Engine, m.Version, m.Port, m.Dir)}, nil
+		return openSandbox(ctx, t.Engine)
 	}
 	return nil, fmt.Errorf("unknown target kind %q", t.Kind)
+}
+
+// openSandbox starts a throwaway server of engine for the run.
+func openSandbox(ctx context.Context, engine string) (*Server, error) {
+	type started struct {
+		cfg               *mysql.Config
+		password, version string
+		port              int
+		dir               string
+		stop              func() error
+		info              map[string]any
+	}
+	var s started
+	switch engine {
+	case "mariadb":
+		m, err := sandbox.StartMariaDB(ctx, sandbox.MariaDBOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("start sandbox %s: %w", engine, err)
+		}
+		s = started{m.Config(), m.Password(), m.Version, m.Port, m.Dir, m.Stop, nil}
+	case "tidb":
+		t, err := sandbox.StartTiDB(ctx, sandbox.TiDBOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("start sandbox %s: %w", engine, err)
+		}
+		s = started{t.Config(), t.Password(), t.Version, t.Port, t.Dir, t.Stop,
+			map[string]any{"status_port": t.StatusPort, "store": "unistore", "binary": t.Binary}}
+	default:
+		return nil, fmt.Errorf("unknown sandbox engine %q (available: %s)", engine, strings.Join(SandboxEngines, ", "))
+	}
+	info := map[string]any{"kind": "sandbox", "engine": engine, "port": s.port}
+	for k, v := range s.info {
+		info[k] = v
+	}
+	note := fmt.Sprintf("started sandbox %s %s on 127.0.0.1:%d (data in %s)", engine, s.version, s.port, s.dir)
+	if engine == "tidb" {
+		note += fmt.Sprintf("; status and metrics on http://127.0.0.1:%v; unistore: one server, no PD, TiKV or BR", s.info["status_port"])
+	}
+	return &Server{Config: s.cfg, Secret: s.password, stop: func() { _ = s.stop() }, Info: info, Note: note}, nil
 }

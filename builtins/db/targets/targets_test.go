@@ -57,7 +57,7 @@ func TestResolve(t *testing.T) {
 		{given{}, str("embedded"), "|embedded|embedded|true|embedded"},
 		{given{}, str("ref"), `no target named "ref": give it on the command line with --target ref=DSN`},
 		{given{"a": dsn}, str("ref"), `no target named "ref" (given: a); add --target ref=DSN`},
-		{given{}, str("sandbox:oracle"), `unknown sandbox engine "oracle" (available: mariadb)`},
+		{given{}, str("sandbox:oracle"), `unknown sandbox engine "oracle" (available: mariadb, tidb)`},
 	} {
 		r, err := Resolve(c.given, c.arg)
 		got := fmt.Sprintf("%s|%s|%s|%v|%s", r.Name, r.Spec, r.Target.Kind, r.Literal, r.Key())
@@ -84,7 +84,7 @@ func TestResolveDry(t *testing.T) {
 		{given{"a": dsn}, str("tidb1"), "tidb1|tidb1 (not given)|not-given|false|tidb1"},
 		{given{"tidb1": dsn}, str("tidb1"), "tidb1|" + dsn + "|dsn|false|tidb1"},
 		{given{}, nil, "default|embedded|embedded|false|default"},
-		{given{}, str("sandbox:oracle"), `unknown sandbox engine "oracle" (available: mariadb)`},
+		{given{}, str("sandbox:oracle"), `unknown sandbox engine "oracle" (available: mariadb, tidb)`},
 	} {
 		r, err := ResolveDry(c.given, c.arg)
 		got := fmt.Sprintf("%s|%s|%s|%v|%s", r.Name, r.Spec, r.Target.Kind, r.Literal, r.Key())

@@ -38,7 +38,7 @@ j (0-based) of --threads belongs to segment j mod n + 1 with its statement strea
 segments run with one --seed issue the transactions of the whole load; --rate and --events are
 split the same way. 'starbench merge' merges the segments' step folders exactly.
 
-Connection: --target DSN|embedded|sandbox:mariadb (repeatable as NAME=SPEC; default
+Connection: --target DSN|embedded|sandbox:mariadb|sandbox:tidb (repeatable as NAME=SPEC; default
 $STARBENCH_TARGET, else embedded), as 'starbench run' takes it. On a server that lives for the
 command only (embedded, sandbox), run prepares the tables first.
 

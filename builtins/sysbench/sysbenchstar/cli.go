@@ -26,7 +26,7 @@ cleanup), and the legacy oltp_legacy/insert.lua and oltp_legacy/bulk_insert.lua.
 prewarm (warmup in master), run, cleanup, help.
 
 Connection: sysbench's --mysql-host (a list spreads connections), --mysql-port, --mysql-socket,
---mysql-user, --mysql-password, --mysql-db; or starbench's --target DSN|embedded|sandbox:mariadb.
+--mysql-user, --mysql-password, --mysql-db; or starbench's --target DSN|embedded|sandbox:mariadb|sandbox:tidb.
 --mysql-host=localhost (the default) is the Unix socket, as libmysqlclient has it: --mysql-socket,
 else $MYSQL_UNIX_PORT, else /run/mysqld/mysqld.sock.
 TLS: --mysql-ssl=on is sysbench 1.0.20's: client-cert.pem, client-key.pem and cacert.pem from the

@@ -15,7 +15,6 @@ import (
 	"github.com/starbench/starbench/builtins/cli"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/tpcc"
-	"github.com/starbench/starbench/internal/sqltext"
 	"github.com/starbench/starbench/runner/results"
 )
 
@@ -31,7 +30,7 @@ transactions for --time or --count), check (the consistency conditions; --check-
 3.3.2.11, which holds only before a run), cleanup (drop the tables).
 
 Connection: go-tpc's -H/--host, -P/--port, -U/--user, -p/--password, -D/--db (defaults
-127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb.
+127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb|sandbox:tidb.
 
 starbench additions: --target, --out DIR (results folder of a run), --seed N (the data and the
 transactions repeat for a seed), --load-method auto|insert|load-data (prepare: LOAD DATA LOCAL
@@ -87,6 +86,9 @@ func (a *command) run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer ep.Stop()
+	if err := a.CreateUnknownDatabase(ctx, "tpcc", ep); err != nil {
+		return cli.WrapInterrupt(ctx, err)
+	}
 	conn := ep.Connector(bench.PSAuto)
 	if cl.Seed == 0 {
 		cl.Seed = results.DrawSeed()
@@ -249,18 +251,12 @@ func (a *command) writeCSV(ctx context.Context, cl *tpcc.CommandLine, conn bench
 	return nil
 }
 
-// createEmptyTables makes the database (when the server says it is
-// unknown, as go-tpc does) and the tables go-tpc's CSV output makes; a
-// server that does not answer is said and passed over.
+// createEmptyTables makes the tables go-tpc's CSV output makes (the
+// database was made when the server said it is unknown, as go-tpc does);
+// a server that does not answer is said and passed over.
 func (a *command) createEmptyTables(ctx context.Context, cl *tpcc.CommandLine, conn bench.Connector, ep *cli.Endpoints) error {
 	cfg := ep.Configs[0]
 	probe, err := db.Open(ctx, cfg)
-	if code, ok := db.ErrorCode(err); ok && code == 1049 && cfg.DBName != "" {
-		if err := a.createDatabase(ctx, cfg); err != nil {
-			return err
-		}
-		probe, err = db.Open(ctx, cfg)
-	}
 	if err != nil {
 		if _, isServer := db.ErrorCode(err); isServer {
 			return fmt.Errorf("tpcc: %w", err) // the server answered and refused: say it
@@ -270,22 +266,6 @@ func (a *command) createEmptyTables(ctx context.Context, cl *tpcc.CommandLine, c
 	}
 	probe.Close()
 	return tpcc.CreateEmptyTables(ctx, conn, cl.Parts, a.Stdout)
-}
-
-// createDatabase makes cfg's database, which the server said is unknown.
-func (a *command) createDatabase(ctx context.Context, cfg *mysql.Config) error {
-	admin := cfg.Clone()
-	admin.DBName = ""
-	c, err := db.Open(ctx, admin)
-	if err != nil {
-		return fmt.Errorf("tpcc: connect to create database %s: %w", cfg.DBName, err)
-	}
-	defer c.Close()
-	fmt.Fprintf(a.Stdout, "Creating database '%s'...\n", cfg.DBName)
-	if _, err := c.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+sqltext.QuoteIdent(cfg.DBName)); err != nil {
-		return fmt.Errorf("tpcc: create database %s: %w", cfg.DBName, err)
-	}
-	return nil
 }
 
 // check runs the consistency conditions and fails when one fails.

@@ -23,7 +23,7 @@ thread i starting at the i-th and going round the list, for --count queries or -
 neither, one round), cleanup (drop the eight tables).
 
 Connection: go-tpc's -H/--host, -P/--port, -U/--user, -p/--password, -D/--db (defaults
-127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb.
+127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb|sandbox:tidb.
 
 --check (scale factor 1) compares every answer with TPC-H's as go-tpc does: a wrong one stops
 the run naming the query, row and column (exit 1).
@@ -63,6 +63,9 @@ func (a *command) run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer ep.Stop()
+	if err := a.CreateUnknownDatabase(ctx, "tpch", ep); err != nil {
+		return cli.WrapInterrupt(ctx, err)
+	}
 	conn := ep.Connector(bench.PSAuto)
 	switch cl.Command {
 	case "prepare":

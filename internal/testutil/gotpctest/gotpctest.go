@@ -4,10 +4,10 @@ package gotpctest
 
 import (
 	"database/sql"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -55,9 +55,10 @@ func Binary(t testing.TB) string {
 // Run runs `go-tpc tpcc CMD ARGS...` against the server's database db and
 // returns its output; a non-zero exit fails the test. (go-tpc's check
 // exits 0 with failed conditions: callers read its output.)
-func Run(t testing.TB, bin string, m *sandbox.MariaDB, db, cmd string, args ...string) string {
+func Run(t testing.TB, bin string, m sandbox.Server, db, cmd string, args ...string) string {
 	t.Helper()
-	full := append([]string{"tpcc", cmd, "-H", "127.0.0.1", "-P", strconv.Itoa(m.Port), "-U", "root", "-p", m.Password(), "-D", db}, args...)
+	host, port, _ := net.SplitHostPort(m.Config().Addr)
+	full := append([]string{"tpcc", cmd, "-H", host, "-P", port, "-U", "root", "-p", m.Password(), "-D", db}, args...)
 	out, err := exec.Command(bin, full...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go-tpc tpcc %s %s: %v\n%s", cmd, strings.Join(args, " "), err, out)
@@ -77,7 +78,7 @@ const CheckIndex = "starbench_test_h_customer"
 // go-tpc's queries or their answers: the check takes seconds and says
 // the same. Call it just before `go-tpc tpcc check` (a run after it would
 // maintain the index too).
-func IndexForCheck(t testing.TB, m *sandbox.MariaDB, db string) {
+func IndexForCheck(t testing.TB, m sandbox.Server, db string) {
 	t.Helper()
 	cfg := m.Config()
 	cfg.DBName = db

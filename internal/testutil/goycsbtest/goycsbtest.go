@@ -4,10 +4,10 @@ package goycsbtest
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -68,9 +68,10 @@ func Workload(t testing.TB, name string) string {
 // Run runs `go-ycsb COMMAND mysql -P WORKLOAD` against the server's
 // database db with the given properties (name=value) and returns its
 // output; a non-zero exit fails the test.
-func Run(t testing.TB, bin string, m *sandbox.MariaDB, db, command, workload string, props ...string) string {
+func Run(t testing.TB, bin string, m sandbox.Server, db, command, workload string, props ...string) string {
 	t.Helper()
-	args := []string{command, "mysql", "-P", workload, "-p", "mysql.host=127.0.0.1", "-p", "mysql.port=" + strconv.Itoa(m.Port),
+	host, port, _ := net.SplitHostPort(m.Config().Addr)
+	args := []string{command, "mysql", "-P", workload, "-p", "mysql.host=" + host, "-p", "mysql.port=" + port,
 		"-p", "mysql.user=root", "-p", "mysql.password=" + m.Password(), "-p", "mysql.db=" + db}
 	for _, p := range props {
 		args = append(args, "-p", p)

@@ -1,6 +1,6 @@
-// Package sandboxtest gives tests private MariaDB servers from package
-// sandbox. When the MariaDB binaries are missing, tests fail under CI=true
-// and are skipped elsewhere with a message saying what to install.
+// Package sandboxtest gives tests private MariaDB and TiDB servers from
+// package sandbox. When a server's binaries are missing, tests fail under
+// CI=true and are skipped elsewhere with a message saying what to install.
 package sandboxtest
 
 import (
@@ -78,13 +78,18 @@ func Fresh(t testing.TB, opts sandbox.MariaDBOptions) *sandbox.MariaDB {
 	return m
 }
 
-// Main runs the tests and then stops the shared server. Use it as
+// Main runs the tests and then stops the shared servers. Use it as
 // func TestMain(m *testing.M) { sandboxtest.Main(m) }.
 func Main(m *testing.M) {
 	code := m.Run()
 	if shared.db != nil {
 		if err := shared.db.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "stop shared MariaDB: %v\n", err)
+		}
+	}
+	if sharedTiDB.srv != nil {
+		if err := sharedTiDB.srv.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stop shared TiDB: %v\n", err)
 		}
 	}
 	os.Exit(code)
