@@ -11,24 +11,38 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/sysbench"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
-// compatServer is a private MariaDB logging every statement to the
-// mysql.general_log table, shared by the compatibility tests.
-type compatServer struct{ *sandboxtest.LoggingServer }
+// compatServer is a private server logging every statement (a MariaDB
+// into mysql.general_log, a TiDB into its general log file), shared by the
+// compatibility tests.
+type compatServer struct {
+	sandboxtest.Capturer
+	cfg   *mysql.Config
+	Admin *db.Conn
+}
 
 // logged is one statement from the general log.
 type logged = sandboxtest.Logged
 
 func startCompatServer(t *testing.T) *compatServer {
-	return &compatServer{sandboxtest.StartLogging(t)}
+	srv := sandboxtest.StartLogging(t)
+	return &compatServer{srv, srv.Config(), srv.Admin}
 }
 
-func (c *compatServer) exec(t *testing.T, q string) { t.Helper(); c.Exec(t, q) }
+func startTiDBCompatServer(t *testing.T) *compatServer {
+	srv := sandboxtest.StartTiDBLogging(t, sandbox.TiDBOptions{})
+	return &compatServer{srv, srv.Config(), srv.Admin}
+}
+
+func (c *compatServer) Config() *mysql.Config { return c.cfg.Clone() }
 
 func (c *compatServer) capture(t *testing.T, fn func()) []logged { t.Helper(); return c.Capture(t, fn) }
 
@@ -144,10 +158,15 @@ var compatCases = []compatCase{
 // per event as real sysbench, with values normalised, for every workload.
 func TestStatementStreamsMatchSysbench(t *testing.T) {
 	bin := requireSysbench(t)
-	srv := startCompatServer(t)
+	checkStreams(t, bin, startCompatServer(t), compatCases)
+}
+
+// checkStreams runs each case with sysbench and with starbench on srv and
+// compares what they sent and what they reported.
+func checkStreams(t *testing.T, bin string, srv *compatServer, cases []compatCase) {
 	ctx := context.Background()
 	const nEvents = 20
-	for _, c := range compatCases {
+	for _, c := range cases {
 		name := c.script + strings.Join(c.extra, "")
 		t.Run(name, func(t *testing.T) {
 			common := append([]string{c.script, fmt.Sprintf("--tables=%d", c.tables), "--table-size=200", "--threads=1"}, c.extra...)
@@ -184,6 +203,7 @@ func TestStatementStreamsMatchSysbench(t *testing.T) {
 			})
 			runSysbench(t, bin, append(common, "cleanup")...)
 
+			// (TiDB does not log COM_STMT_PREPARE: both maps are empty there.)
 			if got, want := prepared(ours), prepared(theirs); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("prepared statements differ:\nstarbench %v\nsysbench  %v", got, want)
 			}
@@ -400,9 +420,14 @@ func tableShape(t *testing.T, srv *compatServer, table string, size int64) strin
 
 func TestPrepareMatchesSysbench(t *testing.T) {
 	bin := requireSysbench(t)
-	srv := startCompatServer(t)
+	checkPrepare(t, bin, startCompatServer(t), [][]string{nil, {"--auto_inc=off", "--create_secondary=off"}, {"--secondary=on", "--mysql_storage_engine=MyISAM"}})
+}
+
+// checkPrepare prepares tables with sysbench and with starbench on srv,
+// with each list of extra options, and compares the tables.
+func checkPrepare(t *testing.T, bin string, srv *compatServer, extras [][]string) {
 	ctx := context.Background()
-	for _, extra := range [][]string{nil, {"--auto_inc=off", "--create_secondary=off"}, {"--secondary=on", "--mysql_storage_engine=MyISAM"}} {
+	for _, extra := range extras {
 		t.Run(strings.Join(extra, ""), func(t *testing.T) {
 			common := append([]string{"oltp_read_write", "--tables=3", "--table-size=300", "--threads=2"}, extra...)
 			common = append(common, srv.sysbenchArgs()...)

@@ -174,6 +174,10 @@ func StartTiDB(ctx context.Context, opts TiDBOptions) (*TiDB, error) {
 // Log is the path of the server's log.
 func (t *TiDB) Log() string { return filepath.Join(t.Dir, "tidb.log") }
 
+// GeneralLog is the path of the server's general log: every statement
+// while the global tidb_general_log is ON (it is OFF at the start).
+func (t *TiDB) GeneralLog() string { return filepath.Join(t.Dir, "general.log") }
+
 func (t *TiDB) tmpdir() string { return filepath.Join(t.Dir, "tmp") }
 
 // configFile keeps every file the server writes inside its folder: the
@@ -224,6 +228,7 @@ func (t *TiDB) launch(ctx context.Context, cfgPath string) error {
 		"-socket", filepath.Join(t.Dir, "tidb.sock"),
 		"-temp-dir", t.tmpdir(),
 		"-log-file", t.Log(),
+		"-log-general", t.GeneralLog(),
 	}
 	args = append(args, t.opts.ExtraArgs...)
 	cmd := exec.Command(t.Binary, args...)
