@@ -102,7 +102,7 @@ type sqlHelper struct {
 	admin *db.Conn
 }
 
-func newSQLHelper(t *testing.T, m *sandbox.MariaDB) *sqlHelper {
+func newSQLHelper(t *testing.T, m sandbox.Server) *sqlHelper {
 	ctx := context.Background()
 	admin, err := db.Open(ctx, m.Config())
 	if err != nil {
