@@ -21,6 +21,7 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/mix"
 	"github.com/starbench/starbench/builtins/mix/mixstar"
+	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/goycsbtest"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner"
@@ -250,12 +251,20 @@ func TestYCSBStatementsAsGoYCSB(t *testing.T) {
 // and starbench's workload A run on go-ycsb's records finds the row of
 // every update.
 func TestYCSBAgainstGoYCSB(t *testing.T) {
-	bin := goycsbtest.Binary(t)
-	srv := sandboxtest.StartLogging(t)
+	checkYCSBAgainstGoYCSB(t, goycsbtest.Binary(t), sandboxtest.StartLogging(t))
+}
+
+// The same on a real TiDB: go-ycsb's mysql driver and starbench's send the
+// same statements there, and load the same records.
+func TestYCSBAgainstGoYCSBOnTiDB(t *testing.T) {
+	checkYCSBAgainstGoYCSB(t, goycsbtest.Binary(t), sandboxtest.StartTiDBLogging(t, sandbox.TiDBOptions{}))
+}
+
+func checkYCSBAgainstGoYCSB(t *testing.T, bin string, srv sandboxtest.Logging) {
 	srv.Exec(t, "CREATE DATABASE theirs")
 	srv.Exec(t, "CREATE DATABASE ours")
 	workloadA := goycsbtest.Workload(t, "workloada")
-	goycsbtest.Run(t, bin, srv.MariaDB, "theirs", "load", workloadA, "threadcount=2")
+	goycsbtest.Run(t, bin, srv, "theirs", "load", workloadA, "threadcount=2")
 
 	cfg := srv.Config().Clone()
 	cfg.DBName = "ours"
@@ -279,7 +288,7 @@ func TestYCSBAgainstGoYCSB(t *testing.T) {
 	evaluate("prepare", "    mix.prepare(conn, a, threads = 2)\n")
 	one := func(q string) string {
 		t.Helper()
-		rs, err := srv.Admin.Query(context.Background(), q)
+		rs, err := srv.AdminConn().Query(context.Background(), q)
 		if err != nil || len(rs.Rows) != 1 {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -312,7 +321,7 @@ func TestYCSBAgainstGoYCSB(t *testing.T) {
 	}
 	const ops = 2000
 	theirs := srv.Capture(t, func() {
-		goycsbtest.Run(t, bin, srv.MariaDB, "theirs", "run", workloadA, "threadcount=1", fmt.Sprintf("operationcount=%d", ops), "requestdistribution=zipfian")
+		goycsbtest.Run(t, bin, srv, "theirs", "run", workloadA, "threadcount=1", fmt.Sprintf("operationcount=%d", ops), "requestdistribution=zipfian")
 	})
 	ours := srv.Capture(t, func() {
 		evaluate("run", fmt.Sprintf("    mix.run(conn, a, threads = 1, time = 0, events = %d)\n", ops))

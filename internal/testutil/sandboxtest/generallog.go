@@ -36,6 +36,10 @@ func StartLogging(t *testing.T) *LoggingServer {
 	return &LoggingServer{MariaDB: m, Admin: admin}
 }
 
+// AdminConn is the connection Exec uses, whose statements Capture leaves
+// out.
+func (s *LoggingServer) AdminConn() *db.Conn { return s.Admin }
+
 // Exec runs an administrative statement.
 func (s *LoggingServer) Exec(t *testing.T, q string) {
 	t.Helper()

@@ -22,6 +22,25 @@ type Capturer interface {
 	Capture(t *testing.T, fn func()) []Logged
 }
 
+// Logging is a private server whose statements a test can capture, with
+// an administrative connection of its own: a LoggingServer or a
+// TiDBLoggingServer.
+type Logging interface {
+	Capturer
+	sandbox.Server
+	Exec(t *testing.T, q string)
+	AdminConn() *db.Conn
+}
+
+var (
+	_ Logging = (*LoggingServer)(nil)
+	_ Logging = (*TiDBLoggingServer)(nil)
+)
+
+// AdminConn is the connection Exec uses, whose statements Capture leaves
+// out.
+func (s *TiDBLoggingServer) AdminConn() *db.Conn { return s.Admin }
+
 // TiDBLoggingServer is a private tidb-server whose general log (a file:
 // TiDB logs statements as lines of its log format, not into a table) is
 // read on demand, for tests that compare what two clients send to TiDB.
@@ -58,8 +77,11 @@ func (s *TiDBLoggingServer) Exec(t *testing.T, q string) {
 // Capture runs fn with tidb_general_log on and returns the statements
 // other connections ran, in order: a prepared statement's execution is
 // an Execute of its text with its arguments in place of its ? marks, as
-// MariaDB logs it (TiDB logs the arguments after the text, and does not
-// log COM_STMT_PREPARE), anything else a Query. The database a client
+// MariaDB logs it (TiDB logs the arguments after the text), anything else
+// a Query. TiDB does not log COM_STMT_PREPARE: a connection's first
+// execution of a prepared text comes after a Prepare of that text, where
+// MariaDB logs the Prepare itself (so a statement prepared and never
+// executed is missing here). The database a client
 // names at connect time (COM_INIT_DB), which TiDB logs as "use `db`", is
 // left out, as the MariaDB capture leaves out its Init DB.
 func (s *TiDBLoggingServer) Capture(t *testing.T, fn func()) []Logged {
@@ -88,6 +110,7 @@ func (s *TiDBLoggingServer) Capture(t *testing.T, fn func()) []Logged {
 // " [arguments: ...]"), leaving out connection skip's.
 func parseTiDBGeneralLog(data []byte, skip string) []Logged {
 	var out []Logged
+	prepared := map[[2]string]bool{} // connection, text
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -104,6 +127,10 @@ func parseTiDBGeneralLog(data []byte, skip string) []Logged {
 		}
 		cmd := "Query"
 		if i := strings.Index(text, " [arguments: "); i >= 0 {
+			if key := [2]string{field(line, "conn"), text[:i]}; !prepared[key] {
+				prepared[key] = true
+				out = append(out, Logged{Command: "Prepare", Text: text[:i]})
+			}
 			text, cmd = bindArguments(text[:i], text[i+len(" [arguments: "):]), "Execute"
 		}
 		out = append(out, Logged{Command: cmd, Text: text})
