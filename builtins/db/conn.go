@@ -359,6 +359,41 @@ func (c *Conn) PoolExec(ctx context.Context, query string, args ...any) (ExecRes
 	return execResult(res), nil
 }
 
+// PoolExecAll runs statements in order on one pool connection (not the
+// session), for work that needs a session setting of its own: the
+// results of the last statement are returned. reset, when given, runs
+// after them whatever happened, so that the connection goes back to the
+// pool as it came.
+func (c *Conn) PoolExecAll(ctx context.Context, stmts []string, reset string) (ExecResult, error) {
+	c.mu.Lock()
+	pool := c.pool
+	c.mu.Unlock()
+	if pool == nil {
+		return ExecResult{}, fmt.Errorf("connection is closed")
+	}
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return ExecResult{}, err
+	}
+	defer conn.Close()
+	if reset != "" {
+		defer func() {
+			if _, err := conn.ExecContext(context.WithoutCancel(ctx), reset); err != nil {
+				_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // not back into the pool
+			}
+		}()
+	}
+	var last ExecResult
+	for _, q := range stmts {
+		res, err := conn.ExecContext(ctx, q)
+		if err != nil {
+			return ExecResult{}, statementError(err, q)
+		}
+		last = execResult(res)
+	}
+	return last, nil
+}
+
 // PoolQuery runs a query on a pool connection, not the session.
 func (c *Conn) PoolQuery(ctx context.Context, query string, args ...any) (*ResultSet, error) {
 	c.mu.Lock()

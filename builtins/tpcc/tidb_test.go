@@ -112,5 +112,4 @@ func TestTPCCBothWaysWithGoTPCOnTiDB(t *testing.T) {
 	ourCheck("tpcc_ours", false)
 }
 
-
 func TestMain(m *testing.M) { sandboxtest.Main(m) }

@@ -283,7 +283,7 @@ func TestSeed004PlanRunsAtSmallScale(t *testing.T) {
 		"-p", "tidb_target=tidb", "--target", m.Config().FormatDSN(), "--target", "tidb="+stand.DSN("test"))
 	expect(t, r, 0, "tps, avg by round per case, source\nround", "mean  ", "incr published tps", "split rerun avg ms",
 		"Not TiDB: cases rand and split inserted into plain BIGINT keys the ids TiDB's AUTO_RANDOM would give (auto_random_ids); the AUTO_RANDOM DDL, SPLIT TABLE and the region query went to target tidb.",
-		"sbtest_split.sbtest1 regions by store: [{")
+		"sbtest_split.sbtest1 regions by store: store ")
 	if n := strings.Count(r.stdout, "regions by store"); n != 3 {
 		t.Errorf("%d region queries, want one per case", n)
 	}

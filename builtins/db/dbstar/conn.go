@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ func (c *Conn) Hash() (uint32, error) { return starlark.String(c.id).Hash() }
 var connMethods = map[string]func(*Conn, *starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error){
 	"exec":      (*Conn).exec,
 	"query":     (*Conn).query,
+	"try_query": (*Conn).tryQuery,
 	"exec_each": (*Conn).execEach,
 	"analyze":   (*Conn).analyze,
 	"version":   (*Conn).version,
@@ -421,6 +423,77 @@ func (c *Conn) query(thread *starlark.Thread, b *starlark.Builtin, args starlark
 			c.noteSession(sql)
 			return newRows(rs), nil
 		},
+	})
+}
+
+// tryRecord is what the journal keeps of a conn.try_query: its rows, or
+// the server's refusal.
+type tryRecord struct {
+	Rows    *db.ResultSet `json:"rows,omitempty"`
+	Code    uint16        `json:"code,omitempty"`
+	Message string        `json:"error,omitempty"`
+}
+
+// tryQuery is conn.try_query(sql, *args): conn.query whose statement the
+// server may refuse. It returns struct(ok, rows, code, error): on a
+// refusal ok is False, rows are empty, code is the MySQL error code and
+// error the server's message. A failure that is not the server's answer
+// (a lost connection, a cancelled run) still fails the step. In a dry run
+// ok, code and error are known only in a real run.
+func (c *Conn) tryQuery(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	sql, params, err := unpackStatement(b, args, kwargs)
+	name := b.Name()
+	if err != nil {
+		return nil, err
+	}
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.try_query", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
+		Run: func(s *runner.Step) (runner.Outcome, error) {
+			conn, err := c.live(s.Context(), name)
+			if err != nil {
+				return runner.Outcome{}, err
+			}
+			rs, err := conn.Query(s.Context(), sql, params...)
+			if err != nil {
+				var se *db.SQLError
+				if !errors.As(err, &se) || s.Context().Err() != nil {
+					return runner.Outcome{}, fmt.Errorf("%s: %w", name, err)
+				}
+				rec := tryRecord{Code: se.Code, Message: se.Message}
+				return runner.Outcome{Value: tryValue(rec), Record: rec}, nil
+			}
+			rec := tryRecord{Rows: rs}
+			return runner.Outcome{Value: tryValue(rec), Record: rec}, nil
+		},
+		Placeholder: func(s *runner.Step) starlark.Value {
+			c.noteSession(sql)
+			return starlarkstruct.FromStringDict(starlark.String("try_result"), starlark.StringDict{
+				"ok":    s.Unknown("ok", "the server's answer is known only in a real run"),
+				"code":  s.Unknown("code", ""),
+				"error": s.Unknown("error", ""),
+				"rows":  placeholderRows(s),
+			})
+		},
+		Replay: func(_ *runner.Step, raw json.RawMessage) (starlark.Value, error) {
+			var rec tryRecord
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				return nil, err
+			}
+			c.noteSession(sql)
+			return tryValue(rec), nil
+		},
+	})
+}
+
+func tryValue(rec tryRecord) starlark.Value {
+	rows := rec.Rows
+	if rows == nil {
+		rows = &db.ResultSet{}
+	}
+	return starlarkstruct.FromStringDict(starlark.String("try_result"), starlark.StringDict{
+		"ok":    starlark.Bool(rec.Rows != nil),
+		"code":  starlark.MakeInt(int(rec.Code)),
+		"error": starlark.String(rec.Message),
+		"rows":  newRows(rows),
 	})
 }
 

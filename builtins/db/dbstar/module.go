@@ -48,6 +48,12 @@ var Doc = runner.ModuleDoc{
 			Doc: "Runs a statement that returns rows. The result is a sequence of rows with .columns; a row is indexed by " +
 				"column name (row[\"c\"]), position (row[0]) or attribute (row.c). Integers come back as int, DECIMAL/FLOAT/DOUBLE " +
 				"as float, NULL as None, binary columns as bytes, everything else as string."},
+		{Name: "conn.try_query", Signature: "conn.try_query(sql, *args)",
+			Doc: "conn.query for a statement the server may refuse (a table only some servers have, a feature to probe): " +
+				"returns a struct with ok, rows, code and error. When the server refuses the statement, ok is False, rows " +
+				"are empty, code is the MySQL error code and error the server's message; the run goes on. A failure that is " +
+				"not the server's answer (a lost connection) fails as conn.query does. In a dry run ok, code and error are " +
+				"known only in a real run, so a plan cannot branch on them there."},
 		{Name: "conn.exec_each", Signature: "conn.exec_each(statements)",
 			Doc: "Runs a list of statements in order as one step and returns the list of their exec results."},
 		{Name: "conn.analyze", Signature: "conn.analyze(tables, parallel=1)",

@@ -1,8 +1,8 @@
 // Package plantest runs plan snippets (testdata/<module>/*.star) in tests,
-// against the embedded server and a private MariaDB, and checks what each
-// snippet's header expects:
+// against the embedded server, a private MariaDB and a private TiDB, and
+// checks what each snippet's header expects:
 //
-//	# targets: embedded mariadb      (default: both)
+//	# targets: embedded mariadb tidb (default: embedded mariadb)
 //	# want-error: text the error message contains
 //	# want-trace: text the backtrace contains
 //
@@ -23,6 +23,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/sqltext"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner"
@@ -70,9 +71,20 @@ func ReadSnippet(t testing.TB, path string) Snippet {
 // returns a DSN for it and the password to redact.
 func MariaDBTarget(t testing.TB, name string) (dsn, password string) {
 	t.Helper()
-	m := sandboxtest.Shared(t)
+	return freshDatabase(t, sandboxtest.Shared(t), name)
+}
+
+// TiDBTarget makes a fresh database on the shared private TiDB and
+// returns a DSN for it and the password to redact.
+func TiDBTarget(t testing.TB, name string) (dsn, password string) {
+	t.Helper()
+	return freshDatabase(t, sandboxtest.SharedTiDB(t), name)
+}
+
+func freshDatabase(t testing.TB, srv sandbox.Server, name string) (dsn, password string) {
+	t.Helper()
 	ctx := context.Background()
-	admin, err := db.Open(ctx, m.Config())
+	admin, err := db.Open(ctx, srv.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,9 +98,9 @@ func MariaDBTarget(t testing.TB, name string) (dsn, password string) {
 			t.Fatal(err)
 		}
 	}
-	cfg := m.Config()
+	cfg := srv.Config()
 	cfg.DBName = dbName
-	return cfg.FormatDSN(), m.Password()
+	return cfg.FormatDSN(), srv.Password()
 }
 
 // Result is one evaluation.
@@ -98,8 +110,9 @@ type Result struct {
 	Stdout string
 }
 
-// Evaluate runs a plan against "embedded", "mariadb" (a fresh database on
-// the shared server) or no target (""), with the given modules.
+// Evaluate runs a plan against "embedded", "mariadb" or "tidb" (a fresh
+// database on the shared server) or no target (""), with the given
+// modules.
 func Evaluate(t testing.TB, plan, target string, modules starlark.StringDict, opts runner.Options) Result {
 	t.Helper()
 	var out bytes.Buffer
@@ -113,10 +126,14 @@ func Evaluate(t testing.TB, plan, target string, modules starlark.StringDict, op
 	switch target {
 	case "embedded":
 		opts.Targets = map[string]string{runner.DefaultTarget: "embedded"}
-	case "mariadb":
-		dsn, pw := MariaDBTarget(t, t.Name())
+	case "mariadb", "tidb":
+		fresh := MariaDBTarget
+		if target == "tidb" {
+			fresh = TiDBTarget
+		}
+		dsn, secret := fresh(t, t.Name())
 		opts.Targets = map[string]string{runner.DefaultTarget: dsn}
-		opts.Secrets = append(opts.Secrets, pw)
+		opts.Secrets = append(opts.Secrets, secret)
 	}
 	res, err := runner.Evaluate(context.Background(), opts)
 	return Result{Res: res, Err: err, Stdout: out.String()}

@@ -558,7 +558,16 @@ func parseBRIE(p *parser, restore bool) (any, error) {
 	return st, nil
 }
 
-// parseSetTiDB parses SET statements whose every assignment is to a tidb_
+// isTiDBVariable reports whether a variable is TiDB's own, which the
+// engine does not know: tidb_*, and the few without the prefix that
+// starbench sets (allow_auto_random_explicit_insert, which conn.snapshot
+// sets to copy AUTO_RANDOM columns).
+func isTiDBVariable(name string) bool {
+	name = strings.ToLower(name)
+	return strings.HasPrefix(name, "tidb_") || name == "allow_auto_random_explicit_insert"
+}
+
+// parseSetTiDB parses SET statements whose every assignment is to a TiDB
 // variable: SET GLOBAL tidb_x = 1, SET @@global.tidb_x = ON, SET tidb_x =
 // 'v', .... Anything else is left to the engine.
 func parseSetTiDB(p *parser) *setTiDBVars {
@@ -585,7 +594,7 @@ func parseSetTiDB(p *parser) *setTiDBVars {
 			}
 		}
 		name, ok := p.ident()
-		if !ok || !strings.HasPrefix(strings.ToLower(name), "tidb_") {
+		if !ok || !isTiDBVariable(name) {
 			return nil
 		}
 		a.name = strings.ToLower(name)

@@ -15,8 +15,8 @@ import (
 // rewritten into a statement the server behind answers with the shape TiDB
 // documents, so the client gets a real server's packets.
 //
-//   - SET of TiDB's own variables (tidb_*; docs: system-variables), which
-//     MySQL and MariaDB do not know: recorded (Globals) and answered OK
+//   - SET of TiDB's own variables (tidb_*, allow_auto_random_explicit_insert;
+//     docs: system-variables), which MySQL and MariaDB do not know: recorded (Globals) and answered OK
 //     (sent as DO 0). A SET that also names other variables is refused
 //     (error 1105): a plan sets TiDB's apart. Reading them back (SELECT
 //     @@tidb_x) is not modelled.
@@ -33,7 +33,8 @@ import (
 //     equal a real cluster's.
 //   - SELECT VERSION() and SELECT @@version answer Version when it is set
 //     (TiDB's form, e.g. 5.7.25-TiDB-v5.2.0), so that a client takes the
-//     server for TiDB.
+//     server for TiDB; SELECT tidb_version() answers in TiDB v5's layout,
+//     whose lines name no store (TiKV's, for a client).
 
 // ConfigRow is a row of SHOW CONFIG.
 type ConfigRow struct {
@@ -46,6 +47,7 @@ var (
 	showConfig      = regexp.MustCompile(`(?is)^\s*show\s+config\b(.*?)\s*;?\s*$`)
 	adminChecksum   = regexp.MustCompile(`(?is)^\s*admin\s+checksum\s+table\s+(.+?)\s*;?\s*$`)
 	selectVersion   = regexp.MustCompile(`(?is)^\s*select\s+(version\s*\(\s*\)|@@version|@@global\.version)\s*;?\s*$`)
+	selectTiDBVer   = regexp.MustCompile(`(?is)^\s*select\s+(tidb_version\s*\(\s*\))\s*;?\s*$`)
 	useStatement    = regexp.MustCompile("(?is)^\\s*use\\s+`?([^`;\\s]+)`?\\s*;?\\s*$")
 	configTableCols = "Type VARCHAR(64), Instance VARCHAR(128), Name VARCHAR(255), Value TEXT"
 )
@@ -83,6 +85,12 @@ func (r *relay) rewriteTiDB(text string) (string, error) {
 	if m := selectVersion.FindStringSubmatch(text); m != nil && f.Version != "" {
 		return fmt.Sprintf("SELECT %s AS `%s`", quote(f.Version), strings.TrimSpace(m[1])), nil
 	}
+	if m := selectTiDBVer.FindStringSubmatch(text); m != nil && f.Version != "" {
+		// TiDB v5's layout, which has no Store line (v6 and later add one).
+		release := f.Version[strings.LastIndex(f.Version, "-")+1:]
+		return fmt.Sprintf("SELECT %s AS `%s`", quote("Release Version: "+release+"\nEdition: Community\nGit Commit Hash: None\n"+
+			"Git Branch: None\nUTC Build Time: None\nRace Enabled: false\nCheck Table Before Drop: false"), strings.TrimSpace(m[1])), nil
+	}
 	return text, nil
 }
 
@@ -96,7 +104,7 @@ func (f *Front) setVariables(list, text string) (string, error) {
 			return text, nil // not a plain assignment (SET NAMES, a user variable): the server's
 		}
 		name := strings.ToLower(m[3])
-		if strings.HasPrefix(name, "tidb_") {
+		if strings.HasPrefix(name, "tidb_") || name == "allow_auto_random_explicit_insert" { // conn.snapshot's on TiDB
 			tidb = append(tidb, name)
 			values[name] = strings.Trim(strings.TrimSpace(m[4]), "'\"")
 		} else {

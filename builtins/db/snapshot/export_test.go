@@ -1,0 +1,4 @@
+package snapshot
+
+// SameChecksum is sameChecksum, for the tests.
+var SameChecksum = sameChecksum
