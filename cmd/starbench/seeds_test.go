@@ -460,8 +460,9 @@ func TestSeed000PlanRunsAtSmallScale(t *testing.T) {
 	}
 }
 
-// Seeds 000, 002 and 003 on one MariaDB alone (-p deploy=false, as their
-// headers say to try them without tiup): every set-up or version runs
+// Seeds 000, 002 and 003 on one MariaDB alone (-p deploy=false, and
+// -p tidb=false for 002 and 003, as their headers say to try them without
+// tiup and without TiDB): every set-up or version runs
 // against the target given, the tables of the one before dropped by name,
 // and the run ends in the report's table. Small sizes given as -p at full
 // scale keep it to seconds.
@@ -481,7 +482,7 @@ func TestSeedPlansRunOnOneServerWithoutTiup(t *testing.T) {
 	}
 
 	out := outDir(t)
-	r := starbench(t, nil, "run", "plans/seed003_tidb_v520_vs_v511.star", "-o", out, "-p", "deploy=false", "-p", "backup_mode=sql",
+	r := starbench(t, nil, "run", "plans/seed003_tidb_v520_vs_v511.star", "-o", out, "-p", "deploy=false", "-p", "tidb=false", "-p", "backup_mode=sql",
 		"-p", "workloads=oltp_update_index", "-p", "threads=2", "-p", "tables=2", "-p", "table_size=500", "-p", "time=1s", "--target", target)
 	expect(t, r, 0, "workload=oltp_update_index: qps, p95 by threads per version, source", "v5.2.0 rerun qps vs v5.1.1 rerun",
 		"Dropping table 'sbtest.sbtest1' (if_exists=drop)")
@@ -496,7 +497,7 @@ func TestSeedPlansRunOnOneServerWithoutTiup(t *testing.T) {
 		1, "plans/seed003_tidb_v520_vs_v511.star:", "deploy=false: there are no data directories to copy; give -p backup_mode=sql")
 
 	out = outDir(t)
-	r = starbench(t, nil, "run", "plans/seed002_tidb_tpcc_v50_vs_v40.star", "-o", out, "-p", "deploy=false",
+	r = starbench(t, nil, "run", "plans/seed002_tidb_tpcc_v50_vs_v40.star", "-o", out, "-p", "deploy=false", "-p", "tidb=false",
 		"-p", "warehouses=1", "-p", "load_workers=1", "-p", "terminals=2", "-p", "time=2s", "--target", target)
 	expect(t, r, 0, "tpmc by threads per version, source", "v5.0.0 rerun tpmC vs v4.0.12 rerun", "+36.00 %")
 	if n := countSteps(out, func(s *results.Summary) bool { return s.Metrics["tpmC"] > 0 }); n != 2 {
