@@ -47,10 +47,10 @@ func tidbQuery(t *testing.T, srv *sandbox.TiDB, q string) [][]string {
 func TestSeedsOnAnExistingTiDB(t *testing.T) {
 	t.Parallel() // time-bound runs on servers of their own
 	for _, c := range []struct {
-		plan, first, version string // the plan, its baseline version and the other
-		table         []string // what the report's table shows
-		extra         []string
-		global        string // a global the report sets, as the server has it after the run
+		plan, first, version string   // the plan, its baseline version and the other
+		table                []string // what the report's table shows
+		extra                []string
+		global               string // a global the report sets, as the server has it after the run
 	}{
 		{"plans/seed002_tidb_tpcc_v50_vs_v40.star", "v4.0.12", "v5.0.0", []string{"tpmc by threads per version, source", "v5.0.0 published tpmC vs v4.0.12 published", "+36.00 %"},
 			[]string{"-p", "terminals=2", "-p", "time=2s"}, "tidb_enable_clustered_index ON"},
