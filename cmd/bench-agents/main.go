@@ -101,7 +101,7 @@ const (
 func (s side) String() string { return [...]string{"baseline", "agents"}[s] }
 
 func run(o options) error {
-	setup, err := benchcmp.Setup("bench-agents", o.starbench)
+	setup, err := benchcmp.Setup("bench-agents", o.starbench, "mariadb")
 	if err != nil {
 		return err
 	}

@@ -129,7 +129,7 @@ type bench struct {
 	o      options
 	work   string
 	bins   [2]string
-	server *sandbox.MariaDB
+	server sandbox.Server
 	db     *sql.DB
 }
 
@@ -138,7 +138,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	setup, err := benchcmp.SetupServer("bench-tpch-vs-gotpc", o.starbench, sandbox.MariaDBOptions{ExtraArgs: []string{
+	setup, err := benchcmp.SetupServer("bench-tpch-vs-gotpc", o.starbench, "mariadb", sandbox.MariaDBOptions{ExtraArgs: []string{
 		"--innodb-buffer-pool-size=1G", "--innodb-flush-log-at-trx-commit=0", "--innodb-log-file-size=512M"}})
 	if err != nil {
 		return err
@@ -152,7 +152,7 @@ func run(o options) error {
 	ctx := context.Background()
 	b := &bench{o: o, work: setup.Work, bins: [2]string{goTPCBin, setup.Starbench}, server: setup.Server, db: db}
 	fmt.Printf("MariaDB %s on 127.0.0.1 (1 GB buffer pool), go-tpc %s, scale factor %d, %d rounds (A B, B A, ...), %d CPUs\n\n",
-		b.server.Version, benchcmp.GoTPCVersion(goTPCBin), o.sf, o.rounds, runtime.NumCPU())
+		b.server.ServerVersion(), benchcmp.GoTPCVersion(goTPCBin), o.sf, o.rounds, runtime.NumCPU())
 	if o.answers {
 		return b.crossCheck(ctx)
 	}
@@ -212,7 +212,7 @@ type measure struct {
 func (m measure) perEvent() float64 { return float64(m.cpu.Microseconds()) / float64(max(m.count, 1)) }
 
 func (b *bench) conn() []string {
-	return []string{"-H", "127.0.0.1", "-P", strconv.Itoa(b.server.Port), "-U", "root", "-p", b.server.Password(), "-D", database,
+	return []string{"-H", "127.0.0.1", "-P", benchcmp.Port(b.server), "-U", "root", "-p", b.server.Password(), "-D", database,
 		"--sf", strconv.Itoa(b.o.sf)}
 }
 

@@ -1,5 +1,5 @@
 // Command bench-vs-gotpc measures `starbench tpcc` against go-tpc v1.0.7
-// on the same private MariaDB in the same run, with the same command line
+// on the same private MariaDB (or TiDB: -server tidb) in the same run, with the same command line
 // given to both.
 //
 // Load: in each round both tools load the same warehouses into a dropped
@@ -58,6 +58,7 @@ type options struct {
 	runTime     time.Duration
 	rounds      int
 	starbench   string
+	server      string // -server: mariadb or tidb
 }
 
 func main() {
@@ -72,7 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: bench-vs-gotpc [flags]
 
-Runs go-tpc v1.0.7 and starbench tpcc alternately (A B, B A, ...) on a private MariaDB: the
+Runs go-tpc v1.0.7 and starbench tpcc alternately (A B, B A, ...) on a private MariaDB (or TiDB, -server tidb): the
 load (wall time, client CPU, server CPU per row) and, at each thread count, the TPC-C mix
 (client CPU per transaction, tpmC, server CPU per transaction), with the ratios starbench /
 go-tpc. -rounds must be even, so that each tool goes first in half the rounds: an odd count
@@ -89,6 +90,7 @@ is refused (exit status 2). go-tpc is looked for on PATH, then in $(go env GOPAT
 	fs.DurationVar(&o.runTime, "time", 20*time.Second, "duration of each run (whole seconds)")
 	fs.IntVar(&o.rounds, "rounds", 2, "A/B rounds per thread count and for the load; even, so each tool goes first in half of them")
 	fs.StringVar(&o.starbench, "starbench", "", "starbench binary (default: build ./cmd/starbench)")
+	fs.StringVar(&o.server, "server", "mariadb", "the private server both tools run against: mariadb (Debian's), or tidb (a tidb-server on unistore, found as --target sandbox:tidb finds it)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -135,7 +137,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	setup, err := benchcmp.Setup("bench-vs-gotpc", o.starbench)
+	setup, err := benchcmp.Setup("bench-vs-gotpc", o.starbench, o.server)
 	if err != nil {
 		return err
 	}
@@ -173,19 +175,19 @@ type bench struct {
 	o      options
 	work   string    // the temporary directory starbench's runs write into
 	bins   [2]string // each tool's binary
-	server *sandbox.MariaDB
+	server sandbox.Server
 	db     *sql.DB
 }
 
 // printHeader prints what is measured, against what, and how often.
 func (b *bench) printHeader() {
-	fmt.Printf("MariaDB %s on 127.0.0.1, go-tpc %s, %d warehouses, %s per run, %d rounds (A B, B A, ...), %d CPUs\n",
-		b.server.Version, benchcmp.GoTPCVersion(b.bins[goTPC]), b.o.warehouses, b.o.runTime, b.o.rounds, runtime.NumCPU())
+	fmt.Printf("%s on 127.0.0.1, go-tpc %s, %d warehouses, %s per run, %d rounds (A B, B A, ...), %d CPUs\n",
+		b.server.ServerVersion(), benchcmp.GoTPCVersion(b.bins[goTPC]), b.o.warehouses, b.o.runTime, b.o.rounds, runtime.NumCPU())
 }
 
 // conn are the connection flags both tools take, go-tpc's.
 func (b *bench) conn() []string {
-	return []string{"-H", "127.0.0.1", "-P", strconv.Itoa(b.server.Port), "-U", "root", "-p", b.server.Password(), "-D", database,
+	return []string{"-H", "127.0.0.1", "-P", benchcmp.Port(b.server), "-U", "root", "-p", b.server.Password(), "-D", database,
 		"--warehouses", strconv.Itoa(b.o.warehouses)}
 }
 

@@ -1,5 +1,5 @@
 // Command bench-vs-sysbench measures starbench's workload engine against
-// Debian's sysbench on the same private MariaDB in the same run: for each
+// Debian's sysbench on the same private MariaDB (or TiDB: -server tidb) in the same run: for each
 // workload and thread count it runs sysbench and `starbench sysbench`
 // alternately (A B, B A, ...) with the same options, takes each client
 // process's CPU time (user + system, from the kernel's rusage) and its
@@ -75,6 +75,7 @@ type options struct {
 	threads           []int
 	tableSize, tables int
 	starbench         string
+	server            string // -server: mariadb or tidb
 	baseline          string // a starbench binary in sysbench's place
 	mix               bool   // the oltp_read_write mix against the built-in workload
 	event             bool   // with mix: the mix's statements sent from an event function
@@ -93,7 +94,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: bench-vs-sysbench [flags]
 
-Runs sysbench and starbench alternately (A B, B A, ...) on a private MariaDB and prints
+Runs sysbench and starbench alternately (A B, B A, ...) on a private MariaDB (or TiDB, -server tidb) and prints
 client CPU per query, tps and their ratios; prepare is compared INSERT against INSERT
 in the same alternating order, and starbench's LOAD DATA is shown on a line of its own.
 -rounds must be even, so that each tool goes first in half the rounds: an odd count is
@@ -118,6 +119,7 @@ escape hatch) instead.
 	fs.IntVar(&o.tableSize, "table-size", 100000, "rows per table")
 	fs.IntVar(&o.tables, "tables", 4, "tables")
 	fs.StringVar(&o.starbench, "starbench", "", "starbench binary (default: build ./cmd/starbench)")
+	fs.StringVar(&o.server, "server", "mariadb", "the private server both tools run against: mariadb (Debian's), or tidb (a tidb-server on unistore, found as --target sandbox:tidb finds it)")
 	fs.StringVar(&o.baseline, "baseline", "", "another starbench binary (say, built from an earlier commit) in sysbench's place:\n"+
 		"the table then compares the two starbench builds (a change's effect on the engine)")
 	fs.BoolVar(&o.mix, "mix", false, "compare stdlib/oltp.star's oltp_read_write mix (as B) with the built-in oltp_read_write (as A),\n"+
@@ -230,7 +232,7 @@ func run(o options) error {
 	if err != nil {
 		return fmt.Errorf("sysbench is not installed (sudo apt-get install -y sysbench)")
 	}
-	setup, err := benchcmp.Setup("bench-vs-sysbench", o.starbench)
+	setup, err := benchcmp.Setup("bench-vs-sysbench", o.starbench, o.server)
 	if err != nil {
 		return err
 	}
@@ -281,7 +283,7 @@ type bench struct {
 	starbench string // the starbench binary
 	a         toolA
 	b         toolB
-	server    *sandbox.MariaDB
+	server    sandbox.Server
 	conn      []string // --mysql-* options for the server
 	common    []string // --tables, --table-size, --rand-type
 }
@@ -317,7 +319,7 @@ def main(p):
 // newBench gathers what the runs share; tool A is sysbench unless
 // o.baseline names another starbench binary, or o.mix compares the mix
 // with the built-in workload.
-func newBench(o options, work, sysbench, starbenchBin string, m *sandbox.MariaDB) *bench {
+func newBench(o options, work, sysbench, starbenchBin string, m sandbox.Server) *bench {
 	host, port, _ := strings.Cut(m.Config().Addr, ":")
 	b := &bench{
 		o: o, work: work, sysbench: sysbench, starbench: starbenchBin, server: m,
@@ -380,8 +382,8 @@ func (b *bench) prepareOnce() error {
 
 // printHeader prints what is measured, against what, and how often.
 func (b *bench) printHeader() {
-	fmt.Printf("MariaDB %s on 127.0.0.1, sysbench %s, %d tables x %d rows, %s per run, %d rounds (A B, B A, ...)\n",
-		b.server.Version, version(b.sysbench), b.o.tables, b.o.tableSize, b.o.runTime, b.o.rounds)
+	fmt.Printf("%s on 127.0.0.1, sysbench %s, %d tables x %d rows, %s per run, %d rounds (A B, B A, ...)\n",
+		b.server.ServerVersion(), version(b.sysbench), b.o.tables, b.o.tableSize, b.o.runTime, b.o.rounds)
 	if b.o.baseline != "" {
 		fmt.Printf("baseline: %s, in sysbench's place (its figures are in the sysbench columns)\n", b.o.baseline)
 	}

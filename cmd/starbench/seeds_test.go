@@ -14,7 +14,6 @@ import (
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
-	"github.com/starbench/starbench/internal/testutil/tidbsql"
 	"github.com/starbench/starbench/internal/testutil/tiupstub"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/runner/results"
@@ -272,20 +271,28 @@ func TestCheckVerboseShowsWholeSteps(t *testing.T) {
 // MariaDB: the inserts (five rounds of the three cases) against a private
 // MariaDB, cases 2 and 3 with the ids TiDB's AUTO_RANDOM would give; the
 // TiDB-only steps (the report's AUTO_RANDOM DDL, SPLIT TABLE, the region
-// query) against the TiDB SQL stand-in; the end is the report's table, the
-// published figures beside the rerun, and a note of what stood in.
+// query) against a private tidb-server, which has no PD for the region
+// query; the end is the report's table, the published figures beside the
+// rerun, and a note of what stood in.
 func TestSeed004PlanRunsAtSmallScale(t *testing.T) {
 	t.Parallel() // time-bound runs on servers of their own: two seeds at once take the time of one
 	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
-	stand := tidbsql.Start(t, tidbsql.Options{})
+	real := sandboxtest.FreshTiDB(t, sandbox.TiDBOptions{Database: "test"})
 	out := outDir(t)
 	r := starbench(t, nil, "run", "plans/seed004_tidb_insert_hotspot.star", "-o", out, "-p", "scale=small", "-p", "tidb=false",
-		"-p", "tidb_target=tidb", "--target", m.Config().FormatDSN(), "--target", "tidb="+stand.DSN("test"))
+		"-p", "tidb_target=tidb", "--target", m.Config().FormatDSN(), "--target", "tidb="+real.DSN())
 	expect(t, r, 0, "tps, avg by round per case, source\nround", "mean  ", "incr published tps", "split rerun avg ms",
 		"Not TiDB: cases rand and split inserted into plain BIGINT keys the ids TiDB's AUTO_RANDOM would give (auto_random_ids); the AUTO_RANDOM DDL, SPLIT TABLE and the region query went to target tidb.",
-		"sbtest_split.sbtest1 regions by store: store ")
+		"sbtest_split.sbtest1 regions by store: unavailable: this TiDB server has no PD")
 	if n := strings.Count(r.stdout, "regions by store"); n != 3 {
 		t.Errorf("%d region queries, want one per case", n)
+	}
+	// The TiDB-only statements took on the real TiDB.
+	if ddl := tidbQuery(t, real, "SHOW CREATE TABLE sbtest_rand.sbtest1"); !strings.Contains(ddl[0][1], "AUTO_RANDOM") {
+		t.Errorf("tidb_target's sbtest_rand.sbtest1 is not the report's AUTO_RANDOM table:\n%s", ddl[0][1])
+	}
+	if regions := tidbQuery(t, real, "SHOW TABLE sbtest_split.sbtest1 REGIONS"); len(regions) < 10 {
+		t.Errorf("tidb_target's sbtest_split.sbtest1 has %d regions after SPLIT TABLE ... REGIONS 10", len(regions))
 	}
 	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-oltp_legacy*"))
 	if len(steps) != 15 {

@@ -214,6 +214,9 @@ func (m *MariaDB) setUp(ctx context.Context, opts MariaDBOptions) error {
 	return db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&m.Version)
 }
 
+// ServerVersion is VERSION().
+func (m *MariaDB) ServerVersion() string { return m.Version }
+
 // Password is root's password for TCP logins.
 func (m *MariaDB) Password() string { return m.password }
 

@@ -170,6 +170,8 @@ type Server interface {
 	Config() *mysql.Config // root over TCP, in the server's database
 	Password() string
 	DSN() string
+	ServerVersion() string // VERSION()
+	PID() int              // the server's process, 0 when it is not running
 	Stop() error
 }
 

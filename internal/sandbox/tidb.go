@@ -289,6 +289,9 @@ func (t *TiDB) setUp(ctx context.Context) error {
 	return db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&t.Version)
 }
 
+// ServerVersion is VERSION().
+func (t *TiDB) ServerVersion() string { return t.Version }
+
 // Password is root's password.
 func (t *TiDB) Password() string { return t.password }
 

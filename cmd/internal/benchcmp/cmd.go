@@ -76,22 +76,26 @@ func StarbenchBinary(given, work string) (string, error) {
 }
 
 // Bench is what a comparison runs in: a temporary folder, the starbench
-// binary and a private MariaDB.
+// binary and a private server (MariaDB or TiDB).
 type Bench struct {
 	Work      string
 	Starbench string
-	Server    *sandbox.MariaDB
+	Server    sandbox.Server
 }
+
+// Servers are the engines a comparison can run on (-server).
+var Servers = []string{"mariadb", "tidb"}
 
 // Setup makes a comparison's temporary folder (named after the command),
 // finds or builds the starbench binary (StarbenchBinary) and starts a
-// private MariaDB; Close stops and removes them.
-func Setup(name, starbench string) (*Bench, error) {
-	return SetupServer(name, starbench, sandbox.MariaDBOptions{})
+// private server of engine (mariadb or tidb); Close stops and removes
+// them.
+func Setup(name, starbench, engine string) (*Bench, error) {
+	return SetupServer(name, starbench, engine, sandbox.MariaDBOptions{})
 }
 
-// SetupServer is Setup with the server's options (a larger buffer pool).
-func SetupServer(name, starbench string, server sandbox.MariaDBOptions) (*Bench, error) {
+// SetupServer is Setup with a MariaDB's options (a larger buffer pool).
+func SetupServer(name, starbench, engine string, server sandbox.MariaDBOptions) (*Bench, error) {
 	work, err := os.MkdirTemp("", name+"-")
 	if err != nil {
 		return nil, err
@@ -101,7 +105,16 @@ func SetupServer(name, starbench string, server sandbox.MariaDBOptions) (*Bench,
 		b.Close()
 		return nil, err
 	}
-	if b.Server, err = sandbox.StartMariaDB(context.Background(), server); err != nil {
+	switch engine {
+	case "mariadb", "":
+		b.Server, err = sandbox.StartMariaDB(context.Background(), server)
+	case "tidb":
+		b.Server, err = sandbox.StartTiDB(context.Background(), sandbox.TiDBOptions{})
+	default:
+		err = fmt.Errorf("-server %q: want one of %s", engine, strings.Join(Servers, ", "))
+	}
+	if err != nil {
+		b.Server = nil
 		b.Close()
 		return nil, err
 	}
@@ -143,4 +156,10 @@ func GoTPCVersion(bin string) string {
 		return "(version unknown)"
 	}
 	return info.Main.Version
+}
+
+// Port is the server's TCP port, as go-tpc's -P takes it.
+func Port(s sandbox.Server) string {
+	_, port, _ := strings.Cut(s.Config().Addr, ":")
+	return port
 }

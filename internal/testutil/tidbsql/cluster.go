@@ -280,15 +280,6 @@ func (c *cluster) electLeader(r *region) {
 	}
 }
 
-func (c *cluster) leaderPeer(r *region) peer {
-	for _, p := range r.peers {
-		if p.id == r.leader {
-			return p
-		}
-	}
-	return peer{}
-}
-
 // place gives a new region its peers and leader: min(replicas, Up stores)
 // stores taken round-robin, the first one leading, which spreads Regions and
 // leaders the way PD's balance schedulers leave them.
@@ -414,39 +405,6 @@ func (c *cluster) liveTables() []*tableInfo {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 	return out
-}
-
-// tableRegions are the Regions SHOW TABLE REGIONS lists for t: those over
-// its record handles, then those over each index (or only index ix), each
-// Region once.
-func (c *cluster) tableRegions(t *tableInfo, ix *indexInfo) []tableRegion {
-	seen := map[uint64]bool{}
-	var out []tableRegion
-	add := func(lo, hi []byte, idx *indexInfo) {
-		for _, r := range c.regions {
-			if r.overlaps(lo, hi) && !seen[r.id] {
-				seen[r.id] = true
-				out = append(out, tableRegion{region: r, index: idx})
-			}
-		}
-	}
-	if ix == nil {
-		rp := recordPrefix(t.id)
-		add(encodeInt(rp, minInt64), append(encodeInt(rp, maxInt64), 0), nil)
-		for _, x := range t.indexes {
-			ip := indexPrefix(t.id, x.id)
-			add(ip, prefixNext(ip), x)
-		}
-	} else {
-		ip := indexPrefix(t.id, ix.id)
-		add(ip, prefixNext(ip), ix)
-	}
-	return out
-}
-
-type tableRegion struct {
-	region *region
-	index  *indexInfo
 }
 
 func (c *cluster) setVars(conn uint32, assigns []varAssign) {

@@ -1,7 +1,6 @@
 package tidbsql
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -45,19 +44,6 @@ var (
 	splitCols = fields(
 		colDef{"TOTAL_SPLIT_REGION", sqltypes.Uint64, true, 4},
 		colDef{"SCATTER_FINISH_RATIO", sqltypes.Float64, true, 8},
-	)
-	regionCols = fields(
-		colDef{"REGION_ID", sqltypes.Uint64, true, 4},
-		colDef{"START_KEY", sqltypes.VarChar, false, 64},
-		colDef{"END_KEY", sqltypes.VarChar, false, 64},
-		colDef{"LEADER_ID", sqltypes.Uint64, true, 4},
-		colDef{"LEADER_STORE_ID", sqltypes.Uint64, true, 4},
-		colDef{"PEERS", sqltypes.VarChar, false, 64},
-		colDef{"SCATTERING", sqltypes.Uint8, true, 1},
-		colDef{"WRITTEN_BYTES", sqltypes.Uint64, true, 4},
-		colDef{"READ_BYTES", sqltypes.Uint64, true, 4},
-		colDef{"APPROXIMATE_SIZE(MB)", sqltypes.Uint64, true, 4},
-		colDef{"APPROXIMATE_KEYS", sqltypes.Uint64, true, 4},
 	)
 )
 
@@ -147,81 +133,6 @@ func (h *handler) splitTable(ss session, st *splitTable) (*sqltypes.Result, erro
 		ratio = 1 // tidb_wait_split_region_finish is on: the scatter has finished
 	}
 	return &sqltypes.Result{Fields: splitCols, Rows: [][]sqltypes.Value{{sqltypes.NewUint64(uint64(n)), sqltypes.NewFloat64(ratio)}}}, nil
-}
-
-// showRegions answers SHOW TABLE t [INDEX i] REGIONS; with WHERE, the rows
-// go through the engine as a derived table, which filters them.
-func (h *handler) showRegions(ss session, st *showRegions, cb mysql.ResultSpoolFn) error {
-	if err := h.refresh(ss, false); err != nil {
-		return err
-	}
-	ref, err := h.lookup(ss, st.table)
-	if err != nil {
-		return err
-	}
-	c := h.model
-	c.mu.Lock()
-	t := c.tables[keyOf(ref.db, ref.name)].snapshot()
-	c.mu.Unlock()
-	data, err := scanTable(ss, &t)
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	cur := c.tables[keyOf(ref.db, ref.name)]
-	if cur == nil || cur.id != t.id {
-		c.mu.Unlock()
-		return noSuchTable(ref)
-	}
-	cur.stats = data.stats()
-	var ix *indexInfo
-	if st.index != "" {
-		if ix = cur.index(st.index); ix == nil {
-			c.mu.Unlock()
-			return sqlError(1176, "42000", "Key '%s' doesn't exist in table '%s'", st.index, cur.name)
-		}
-	}
-	var rows [][]sqltypes.Value
-	for _, tr := range c.tableRegions(cur, ix) {
-		r := tr.region
-		leader := c.leaderPeer(r)
-		var peers []string
-		for _, p := range r.peers {
-			peers = append(peers, strconv.FormatUint(p.id, 10))
-		}
-		keys, size := c.regionStats(r)
-		rows = append(rows, []sqltypes.Value{
-			sqltypes.NewUint64(r.id),
-			sqltypes.NewVarChar(showKey(r.start, cur.id, tr.index)),
-			sqltypes.NewVarChar(showKey(r.end, cur.id, tr.index)),
-			sqltypes.NewUint64(leader.id),
-			sqltypes.NewUint64(leader.store),
-			sqltypes.NewVarChar(strings.Join(peers, ", ")),
-			sqltypes.MakeTrusted(sqltypes.Uint8, []byte("0")),
-			sqltypes.NewUint64(0),
-			sqltypes.NewUint64(0),
-			sqltypes.NewUint64(uint64(approximateMB(size))),
-			sqltypes.NewUint64(uint64(keys)),
-		})
-	}
-	c.mu.Unlock()
-	if st.where == "" {
-		return cb(&sqltypes.Result{Fields: regionCols, Rows: rows}, false)
-	}
-	var sel []string
-	for _, row := range rows {
-		var cols []string
-		for i, v := range row {
-			lit := "CAST(" + v.ToString() + " AS UNSIGNED)"
-			if v.IsText() {
-				lit = sqlString(v.ToString())
-			}
-			cols = append(cols, lit+" AS "+quoteIdent(regionCols[i].Name))
-		}
-		sel = append(sel, "SELECT "+strings.Join(cols, ", "))
-	}
-	q := "SELECT * FROM (" + strings.Join(sel, " UNION ALL ") + ") AS `regions` WHERE " + st.where
-	return h.Handler.ComQuery(ss.ctx, ss.c, q, cb)
 }
 
 // showConfig answers SHOW CONFIG from information_schema.CLUSTER_CONFIG,

@@ -81,9 +81,6 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cal
 	if st != nil {
 		return h.answer(ss, st, callback)
 	}
-	if query, err = withoutAutoRandom(query); err != nil {
-		return err
-	}
 	if err := h.before(ss, query); err != nil {
 		return err
 	}
@@ -346,8 +343,6 @@ func (h *handler) answer(ss session, st any, cb mysql.ResultSpoolFn) error {
 		res, err = h.adminChecksum(ss, st)
 	case *splitTable:
 		res, err = h.splitTable(ss, st)
-	case *showRegions:
-		return h.showRegions(ss, st, cb)
 	case *showConfig:
 		return h.showConfig(ss, st, cb)
 	case *setTiDBVars:

@@ -1,11 +1,8 @@
 package tidbsql
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
-	"math"
 	"strings"
 )
 
@@ -15,17 +12,11 @@ import (
 // sign bit flipped, so byte order is numeric order. PD keeps Region
 // boundaries in TiKV's memcomparable form of these keys.
 
-const (
-	minInt64 = math.MinInt64
-	maxInt64 = math.MaxInt64
-	signMask = uint64(1) << 63
-)
+const signMask = uint64(1) << 63
 
 func encodeInt(b []byte, v int64) []byte {
 	return binary.BigEndian.AppendUint64(b, uint64(v)^signMask)
 }
-
-func decodeInt(b []byte) int64 { return int64(binary.BigEndian.Uint64(b) ^ signMask) }
 
 func tablePrefix(id int64) []byte { return encodeInt([]byte{'t'}, id) }
 
@@ -69,43 +60,4 @@ func pdKey(raw []byte) string {
 		return ""
 	}
 	return strings.ToUpper(hex.EncodeToString(encodeBytes(raw)))
-}
-
-// showKey is a Region boundary as SHOW TABLE REGIONS prints it for table
-// tid (and index ix, when listing an index's Regions): t_45_r_1000,
-// t_45_i_1_<hex>, t_45_<hex> for other keys of the table, t_46_ for the next
-// table, "" for infinity.
-func showKey(key []byte, tid int64, ix *indexInfo) string {
-	if ix != nil {
-		if ip := indexPrefix(tid, ix.id); bytes.HasPrefix(key, ip) {
-			return fmt.Sprintf("t_%d_i_%d_%x", tid, ix.id, key[len(ip):])
-		}
-	}
-	if rp := recordPrefix(tid); bytes.HasPrefix(key, rp) {
-		rest := key[len(rp):]
-		if len(rest) == 0 {
-			return fmt.Sprintf("t_%d_r", tid)
-		}
-		if len(rest) >= 8 {
-			return fmt.Sprintf("t_%d_r_%d", tid, decodeInt(rest[:8]))
-		}
-	}
-	if tp := tablePrefix(tid); bytes.HasPrefix(key, tp) {
-		rest := key[len(tp):]
-		if !bytes.HasPrefix(rest, []byte("_i")) {
-			return fmt.Sprintf("t_%d_%x", tid, rest)
-		}
-		rest = rest[2:]
-		if len(rest) >= 8 {
-			return fmt.Sprintf("t_%d_i_%d_%x", tid, decodeInt(rest[:8]), rest[8:])
-		}
-		return fmt.Sprintf("t_%d_i__%x", tid, rest)
-	}
-	if len(key) >= 9 && key[0] == 't' {
-		return fmt.Sprintf("t_%d_%x", decodeInt(key[1:9]), key[9:])
-	}
-	if len(key) > 0 && key[0] == 't' {
-		return fmt.Sprintf("t_%x", key[1:])
-	}
-	return fmt.Sprintf("%x", key)
 }

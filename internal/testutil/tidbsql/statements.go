@@ -303,11 +303,6 @@ type (
 		regions      int64
 		by           []int64 // SPLIT TABLE t BY (v), ...
 	}
-	showRegions struct {
-		table tableRef
-		index string
-		where string
-	}
 	showConfig struct {
 		like  *string
 		where string
@@ -412,29 +407,6 @@ func parseTiDB(src string) (any, error) {
 			return nil, syntaxError(src)
 		}
 		return st, nil
-	case isShowTableRegions(p):
-		p.kw("SHOW", "TABLE")
-		t, _ := p.tableName()
-		st := &showRegions{table: t}
-		if p.kw("INDEX") {
-			name, ok := p.ident()
-			if !ok {
-				return nil, syntaxError(src)
-			}
-			st.index = name
-		}
-		if !p.kw("REGIONS") {
-			return nil, syntaxError(src)
-		}
-		if p.kw("WHERE") {
-			st.where = p.rest()
-			if st.where == "" {
-				return nil, syntaxError(src)
-			}
-		} else if !p.done() {
-			return nil, syntaxError(src)
-		}
-		return st, nil
 	case p.kw("SET"):
 		if st := parseSetTiDB(p); st != nil {
 			return st, nil
@@ -446,20 +418,6 @@ func parseTiDB(src string) (any, error) {
 		return parseBRIE(p, true)
 	}
 	return nil, nil
-}
-
-// isShowTableRegions tells SHOW TABLE t [INDEX i] REGIONS from MySQL's SHOW
-// TABLE STATUS.
-func isShowTableRegions(p *parser) bool {
-	save := p.i
-	defer func() { p.i = save }()
-	if !p.kw("SHOW", "TABLE") || p.kw("STATUS") {
-		return false
-	}
-	if _, ok := p.tableName(); !ok {
-		return false
-	}
-	return p.kw("REGIONS") || p.kw("INDEX")
 }
 
 func parseSplit(p *parser) (any, error) {

@@ -1,10 +1,14 @@
-// Package tidbsql is a TiDB SQL stand-in for tests: a MySQL-protocol server on
-// 127.0.0.1 that answers the TiDB-specific statements starbench's standard
-// library sends with the result shapes TiDB v5.2 documents, and serves
-// everything else (CREATE, INSERT, SELECT, SET, USE, SHOW ...) from an
-// in-memory go-mysql-server engine behind it. It is not TiDB: it keeps a small
-// model of a cluster (TiKV stores, PD regions, BR backups) so that answers
-// agree with each other across statements, and nothing more.
+// Package tidbsql is a TiDB SQL stand-in for tests, for what a real
+// tidb-server on unistore (sandbox.StartTiDB, which the tests use for
+// TiDB's SQL) cannot do: a cluster's PD-backed tables, BR, TiKV's ADMIN
+// CHECKSUM, several TiDB servers over one store. It is a MySQL-protocol
+// server on 127.0.0.1 that answers those statements with the result shapes
+// TiDB v5.2 documents, and serves everything else (CREATE, INSERT, SELECT,
+// SET, USE, SHOW ...) from an in-memory go-mysql-server engine behind it.
+// It is not TiDB: it keeps a small model of a cluster (TiKV stores, PD
+// regions, BR backups) so that answers agree with each other across
+// statements, and nothing more. SPLIT TABLE, which makes the model's
+// Regions, answers as a real tidb-server does (a test compares them).
 //
 // The shapes follow TiDB v5.2 (the version seed 003 benchmarks):
 //
@@ -23,12 +27,6 @@
 //     when the table has indexes, then lo+step ... lo+(n-1)*step; keys that
 //     are already Region boundaries create no Region; a split keeps the right
 //     part in the old Region (TiKV's right-derive). SPLIT ... INDEX is refused.
-//   - SHOW TABLE t [INDEX i] REGIONS [WHERE ...]: REGION_ID, START_KEY,
-//     END_KEY, LEADER_ID, LEADER_STORE_ID, PEERS, SCATTERING, WRITTEN_BYTES,
-//     READ_BYTES, APPROXIMATE_SIZE(MB), APPROXIMATE_KEYS — v5.2's eleven
-//     columns, without the SCHEDULING_CONSTRAINTS and SCHEDULING_STATE of
-//     later versions (docs: sql-statement-show-table-regions, v5.2). Keys are
-//     shown as TiDB decodes them (t_45_r_1000, t_45_i_1_...).
 //   - information_schema.TIKV_REGION_STATUS (17 columns), TIKV_REGION_PEERS
 //     (7), TIKV_STORE_STATUS (19) and CLUSTER_CONFIG (docs:
 //     information-schema-tikv-region-status, -tikv-region-peers,
@@ -45,10 +43,6 @@
 //   - SET [GLOBAL|SESSION] tidb_x = v (TiDB's own variables, which the engine
 //     does not know) is accepted and recorded without validation; reading
 //     them back (SELECT @@tidb_x, SHOW VARIABLES) is not modelled.
-//   - CREATE TABLE with a column's AUTO_RANDOM[(S[, R])] attribute (docs:
-//     auto-random): taken on a BIGINT primary key and refused otherwise
-//     with TiDB's error 8216; the engine gets a plain BIGINT key, and the
-//     stand-in allocates no ids (autorandom.go).
 //   - VERSION() is 5.7.25-TiDB-v5.2.0 and tidb_version() has TiDB's layout
 //     (Release Version, Edition, Git Commit Hash ...; the build fields say None,
 //     as in a TiDB built without release flags).
@@ -60,7 +54,7 @@
 // rename into another database is refused, the engine cannot do it); peers
 // and leaders of new Regions placed round-robin over the Up stores, as PD's
 // balancing leaves them; APPROXIMATE_KEYS and sizes from scanning the tables when
-// TIKV_REGION_STATUS, TIKV_STORE_STATUS or SHOW TABLE REGIONS is read;
+// TIKV_REGION_STATUS or TIKV_STORE_STATUS is read;
 // WRITTEN_BYTES and READ_BYTES 0; no Region merges. BR keeps each backup in
 // memory under its URL: BACKUP to a URL that holds one fails, a missing or
 // empty database backs up nothing (as BR v5.2 does), RESTORE into a table
