@@ -46,11 +46,23 @@ var (
 	setAssignment   = regexp.MustCompile(`(?is)^(?:(global|session|local)\s+|@@(global|session|local)\.|@@)?` + "`?" + `([a-z0-9_]+)` + "`?" + `\s*(?:=|:=)\s*(.+)$`)
 	showConfig      = regexp.MustCompile(`(?is)^\s*show\s+config\b(.*?)\s*;?\s*$`)
 	adminChecksum   = regexp.MustCompile(`(?is)^\s*admin\s+checksum\s+table\s+(.+?)\s*;?\s*$`)
-	selectVersion   = regexp.MustCompile(`(?is)^\s*select\s+(version\s*\(\s*\)|@@version|@@global\.version)\s*;?\s*$`)
-	selectTiDBVer   = regexp.MustCompile(`(?is)^\s*select\s+(tidb_version\s*\(\s*\))\s*;?\s*$`)
+	selectVersion   = regexp.MustCompile(`(?is)^\s*select\s+(version\s*\(\s*\)|@@version|@@global\.version)` + columnAlias + `\s*;?\s*$`)
+	selectTiDBVer   = regexp.MustCompile(`(?is)^\s*select\s+(tidb_version\s*\(\s*\))` + columnAlias + `\s*;?\s*$`)
 	useStatement    = regexp.MustCompile("(?is)^\\s*use\\s+`?([^`;\\s]+)`?\\s*;?\\s*$")
 	configTableCols = "Type VARCHAR(64), Instance VARCHAR(128), Name VARCHAR(255), Value TEXT"
 )
+
+// columnAlias matches an optional "AS name" after a selected expression;
+// its group is the name.
+const columnAlias = "(?:\\s+as\\s+`?([a-z0-9_]+)`?)?"
+
+// columnName is the name a SELECT of expr [AS alias] gives its column.
+func columnName(expr, alias string) string {
+	if alias != "" {
+		return alias
+	}
+	return strings.TrimSpace(expr)
+}
 
 // Globals are the TiDB variables the Front's clients set, by name (the
 // last value, whatever the scope).
@@ -83,13 +95,13 @@ func (r *relay) rewriteTiDB(text string) (string, error) {
 		return f.adminChecksum(r.currentDB(), m[1])
 	}
 	if m := selectVersion.FindStringSubmatch(text); m != nil && f.Version != "" {
-		return fmt.Sprintf("SELECT %s AS `%s`", quote(f.Version), strings.TrimSpace(m[1])), nil
+		return fmt.Sprintf("SELECT %s AS `%s`", quote(f.Version), columnName(m[1], m[2])), nil
 	}
 	if m := selectTiDBVer.FindStringSubmatch(text); m != nil && f.Version != "" {
 		// TiDB v5's layout, which has no Store line (v6 and later add one).
 		release := f.Version[strings.LastIndex(f.Version, "-")+1:]
 		return fmt.Sprintf("SELECT %s AS `%s`", quote("Release Version: "+release+"\nEdition: Community\nGit Commit Hash: None\n"+
-			"Git Branch: None\nUTC Build Time: None\nRace Enabled: false\nCheck Table Before Drop: false"), strings.TrimSpace(m[1])), nil
+			"Git Branch: None\nUTC Build Time: None\nRace Enabled: false\nCheck Table Before Drop: false"), columnName(m[1], m[2])), nil
 	}
 	return text, nil
 }

@@ -156,6 +156,22 @@ tikv_servers:
 	if err := d.QueryRow("SELECT VERSION()").Scan(&v); err != nil || v != "5.7.25-TiDB-v5.2.0" {
 		t.Errorf("VERSION() %q %v", v, err)
 	}
+	// tidb_version() named as a client names it (stdlib/tidb.star reads
+	// "SELECT tidb_version() AS v"): v5's layout, no Store line.
+	rows, err := d.Query("SELECT tidb_version() AS v")
+	if err != nil {
+		t.Fatalf("tidb_version() AS v: %v", err)
+	}
+	cols, _ := rows.Columns()
+	for rows.Next() {
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows.Close()
+	if len(cols) != 1 || cols[0] != "v" || !strings.HasPrefix(v, "Release Version: v5.2.0\n") || strings.Contains(v, "Store:") {
+		t.Errorf("tidb_version() AS v: columns %v, %q", cols, v)
+	}
 }
 
 // conn.snapshot and conn.restore through a front taken for TiDB (its
