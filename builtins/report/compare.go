@@ -26,6 +26,10 @@ type CompareOptions struct {
 	// Knee is the rule each contender's thread sweeps' knees are found
 	// by (nil: DefaultKneeRule).
 	Knee *KneeRule
+	// AllowIncomplete names the contenders (or results folders) whose
+	// runs or steps did not complete that Thresholds may gate on their
+	// figures; any other one that did not complete fails the thresholds.
+	AllowIncomplete []string
 }
 
 // Threshold is a --fail-if condition such as tps<-5% or p99>+10%.
@@ -76,6 +80,8 @@ type Cell struct {
 	// Unknown: the contender has the step but not the figure (an imported
 	// step whose source does not give it); it is not compared.
 	Unknown bool `json:"unknown,omitempty"`
+	// Incomplete: one of the steps did not run to its end.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Row compares the contenders on one key.
@@ -96,12 +102,19 @@ type Violation struct {
 	Key       string  `json:"key"`
 	Contender string  `json:"contender"`
 	Change    float64 `json:"change_pct"`
-	Noise     string  `json:"noise"` // "beyond noise", "single samples" or "missing"
+	Noise     string  `json:"noise"` // "beyond noise", "single samples", "missing" or "incomplete"
 	Missing   bool    `json:"missing,omitempty"`
+	// Incomplete is set on a violation for a run or step of a contender
+	// that did not complete (not allowed by name): what it was.
+	Incomplete *Incomplete `json:"incomplete,omitempty"`
 }
 
 // Describe says what was crossed, for a baseline.
 func (v Violation) Describe(baseline string) string {
+	if v.Incomplete != nil {
+		return fmt.Sprintf("incomplete: %s; %s cannot pass on it (--allow-incomplete %s gates on its figures anyway)",
+			v.Incomplete.Describe(), v.Threshold, v.Contender)
+	}
 	if v.Missing {
 		return fmt.Sprintf("missing step: %s, %s has none (%s has; %s cannot pass without it)", v.Key, v.Contender, baseline, v.Threshold)
 	}
@@ -122,7 +135,10 @@ type Comparison struct {
 	// Knees are each contender's knees of its thread sweeps, by KneeRule.
 	Knees    []Knee   `json:"knees,omitempty"`
 	KneeRule KneeRule `json:"-"`
-	groups   map[string]map[Key]*Group
+	// Incomplete are the compared runs and steps that did not complete,
+	// by contender: their figures are marked in the table.
+	Incomplete []Incomplete `json:"incomplete,omitempty"`
+	groups     map[string]map[Key]*Group
 }
 
 // ErrNothingToCompare is returned when the folders share no step.
@@ -151,8 +167,12 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 	if err := c.addRows(keys, opts.Metric); err != nil {
 		return nil, err
 	}
+	if err := c.checkMetrics(byContender, opts.Metric, opts.Thresholds); err != nil {
+		return nil, err
+	}
 	c.checkThresholds(keys, opts.Thresholds)
 	c.missingSteps(opts.Thresholds)
+	c.incompleteRuns(runs, byContender, opts)
 	c.addResources()
 	c.KneeRule = ReportOptions{Knee: opts.Knee}.kneeRule()
 	for _, name := range c.Contenders {
@@ -333,7 +353,7 @@ func (c *Comparison) row(k Key, m Metric) Row {
 	base, baseKnown := baseGroup.Stats(m), baseGroup.Known(m)
 	for _, name := range c.Contenders {
 		g := c.groups[name][k]
-		cell := Cell{Contender: name, Present: g != nil}
+		cell := Cell{Contender: name, Present: g != nil, Incomplete: g != nil && g.anyIncomplete()}
 		if g != nil && !g.Known(m) {
 			cell.Unknown = true
 		} else if g != nil {
@@ -420,6 +440,9 @@ func (c *Comparison) Table() Table {
 			if cell.Stats.N > 1 {
 				v += fmt.Sprintf(" ±%.1f%% (n=%d)", (cell.Stats.CIHigh-cell.Stats.Mean)/cell.Stats.Mean*100, cell.Stats.N)
 			}
+			if cell.Incomplete {
+				v += incompleteMark
+			}
 			row = append(row, v)
 			if i > 0 {
 				ch := fmt.Sprintf("%+.2f%%", cell.Change)
@@ -461,6 +484,13 @@ func (c *Comparison) Legend() string {
 	}
 	for _, r := range c.Rows {
 		for _, cell := range r.Cells {
+			if cell.Incomplete && !strings.Contains(legend, incompleteLegend) {
+				legend += " " + incompleteLegend
+			}
+		}
+	}
+	for _, r := range c.Rows {
+		for _, cell := range r.Cells {
 			switch {
 			case cell.Present:
 			case r.Key.Part == 0:
@@ -480,5 +510,77 @@ func (c *Comparison) Legend() string {
 func (c *Comparison) WriteViolations(w io.Writer) {
 	for _, v := range c.Violations {
 		fmt.Fprintln(w, v.Describe(c.Baseline))
+	}
+}
+
+// ErrNoSuchMetric is returned when the compared metric, or a threshold's,
+// is a figure none of the compared steps has (a typo, or tpmc on sysbench
+// steps): a gate on it would pass without comparing anything.
+var ErrNoSuchMetric = fmt.Errorf("no such metric")
+
+// checkMetrics refuses a metric, or a threshold's, that no compared step
+// has, naming those they have.
+func (c *Comparison) checkMetrics(byContender map[string][]*Benchmark, metric Metric, thresholds []Threshold) error {
+	has := map[Metric]bool{}
+	var all []*Benchmark
+	for _, name := range c.Contenders {
+		all = append(all, byContender[name]...)
+	}
+	for _, m := range Metrics() {
+		for _, b := range all {
+			if _, ok := b.Figure(m); ok {
+				has[m] = true
+				break
+			}
+		}
+	}
+	var theirs []string
+	for _, m := range Metrics() {
+		if has[m] {
+			theirs = append(theirs, string(m))
+		}
+	}
+	if !has[metric] {
+		return fmt.Errorf("%w: --metric %s: no compared step has it (theirs: %s)", ErrNoSuchMetric, metric, strings.Join(theirs, ", "))
+	}
+	for _, t := range thresholds {
+		if !has[t.Metric] {
+			return fmt.Errorf("%w: --fail-if '%s': no compared step has %s, so the gate would pass without comparing anything (theirs: %s)",
+				ErrNoSuchMetric, t.Text, t.Metric, strings.Join(theirs, ", "))
+		}
+	}
+	return nil
+}
+
+// incompleteRuns lists, by contender, the runs and steps compared that did
+// not complete, and with thresholds adds a violation for each one not
+// allowed by opts.AllowIncomplete: a failed run holds no speed to pass a
+// gate on.
+func (c *Comparison) incompleteRuns(runs []*Run, byContender map[string][]*Benchmark, opts CompareOptions) {
+	var texts []string
+	for _, t := range opts.Thresholds {
+		texts = append(texts, t.Text)
+	}
+	for _, name := range c.Contenders {
+		for _, r := range runs {
+			var mine []*Benchmark
+			for _, b := range byContender[name] {
+				if b.Run == r {
+					mine = append(mine, b)
+				}
+			}
+			if len(mine) == 0 {
+				continue
+			}
+			for _, inc := range incompleteOf(r, mine, name) {
+				inc.Allowed = inc.allowedBy(opts.AllowIncomplete)
+				c.Incomplete = append(c.Incomplete, inc)
+				if len(texts) > 0 && !inc.Allowed {
+					inc := inc
+					c.Violations = append(c.Violations, Violation{Threshold: strings.Join(texts, ", "), Key: inc.Step, Contender: name,
+						Noise: "incomplete", Incomplete: &inc})
+				}
+			}
+		}
 	}
 }

@@ -66,7 +66,14 @@ func (g *Group) Stats(m Metric) Stats {
 }
 
 // Known reports whether every repeat has metric m (see Benchmark.Known).
-func (g *Group) Known(m Metric) bool { return g.knows(figureOf[m]) }
+func (g *Group) Known(m Metric) bool {
+	for _, b := range g.Benchmarks {
+		if _, ok := b.Figure(m); !ok {
+			return false
+		}
+	}
+	return true
+}
 
 // knows reports whether every repeat has the summary's figure.
 func (g *Group) knows(figure string) bool {

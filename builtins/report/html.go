@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/starbench/starbench/runner/results"
 )
 
 //go:embed templates/*.tmpl
@@ -67,6 +69,9 @@ func (o ReportOptions) WriteHTML(w io.Writer, runs []*Run) error {
 	for _, r := range runs {
 		p.Runs = append(p.Runs, pageRun{Name: r.Name, Facts: facts(r)})
 		p.Banners = append(p.Banners, r.Manifest.Banners...)
+	}
+	for _, inc := range IncompleteOf(runs) {
+		p.Banners = append(p.Banners, "Incomplete: "+inc.Describe()+".")
 	}
 	benchmarks := Benchmarks(runs)
 	p.Empty = len(benchmarks) == 0 && len(Capacities(runs)) == 0
@@ -128,6 +133,9 @@ func WriteCompareHTML(w io.Writer, runs []*Run, c *Comparison) error {
 	p.Subtitle = "baseline " + c.Baseline
 	for _, r := range runs {
 		p.Runs = append(p.Runs, pageRun{Name: r.Name, Facts: facts(r)})
+	}
+	for _, inc := range c.Incomplete {
+		p.Banners = append(p.Banners, fmt.Sprintf("Incomplete (%s): %s.", inc.Contender, inc.Describe()))
 	}
 	for _, v := range c.Violations {
 		p.Violations = append(p.Violations, v.Describe(c.Baseline))
@@ -191,7 +199,11 @@ func metricLabel(m Metric) string {
 // facts lists what the manifest says about a run.
 func facts(r *Run) []fact {
 	m := r.Manifest
-	fs := []fact{{"plan", m.Plan}, {"status", m.Status}, {"tool", m.Tool.Name + " " + m.Tool.Version}}
+	status := m.Status
+	if r.Live && status == results.StatusRunning {
+		status = "in progress when this was written (the plan wrote it during its run)"
+	}
+	fs := []fact{{"plan", m.Plan}, {"status", status}, {"tool", m.Tool.Name + " " + m.Tool.Version}}
 	if !m.Started.IsZero() {
 		v := m.Started.Format("2006-01-02 15:04:05 MST")
 		if m.Ended != nil {

@@ -28,6 +28,9 @@ type Run struct {
 	// Capacities are the run's capacity searches (bench.capacity), in
 	// step order; their probes are not benchmarks of the run.
 	Capacities []*results.Capacity
+	// Live is set on the run a plan's own report step reads while the
+	// run goes on: its status "running" is not a run that never ended.
+	Live bool
 }
 
 // Benchmark is one benchmark step (or the single benchmark of a

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -244,5 +245,96 @@ func TestCompareOnTpmC(t *testing.T) {
 	}
 	if len(c.Rows) != 1 || math.Abs(c.Rows[0].Cells[1].Change-36) > 1e-9 || c.Rows[0].Cells[1].Stats.Mean != 1360 || len(c.Violations) != 0 {
 		t.Errorf("rows %+v, violations %v", c.Rows, c.Violations)
+	}
+}
+
+// A contender whose run failed, or whose step stopped early, is flagged
+// in the table and the warnings, and fails a --fail-if gate unless it is
+// allowed by name; then it is gated on its figures like the others.
+func TestCompareFlagsRunsThatDidNotComplete(t *testing.T) {
+	base := &Run{Name: "pess1", Dir: "res/pess1", Manifest: results.Manifest{Status: results.StatusCompleted}}
+	failed := &Run{Name: "opt1", Dir: "res/opt1", Manifest: results.Manifest{Status: results.StatusFailed,
+		Error: "Traceback (most recent call last):\n  plan.star:9:17: in main\nError: sysbench.run: Error 9007: Write conflict"}}
+	bm(base, "oltp_read_write", 4, 100, 5, nil)
+	b := bm(failed, "oltp_read_write", 4, 66.9, 5, nil)
+	b.Step, b.Summary.Status, b.Summary.Error = "3", results.StatusFailed, "thread 1: Error 9007: Write conflict"
+	gate := []Threshold{mustThreshold(t, "tps<-50%")}
+
+	c, err := Compare([]*Run{base, failed}, CompareOptions{Thresholds: gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Incomplete) != 2 || c.Incomplete[0].Step != "" || c.Incomplete[1].Step != "3" || c.Incomplete[0].Contender != "opt1" {
+		t.Fatalf("incomplete: %+v", c.Incomplete)
+	}
+	if got := c.Incomplete[0].Describe(); got != "the run in res/opt1 failed: Error: sysbench.run: Error 9007: Write conflict" {
+		t.Errorf("run described as %q", got)
+	}
+	if len(c.Violations) != 2 || c.Violations[0].Incomplete == nil ||
+		!strings.Contains(c.Violations[1].Describe("pess1"), "incomplete: step 3 of res/opt1 failed: thread 1: Error 9007: Write conflict; its figures are what ran before it stopped; tps<-50% cannot pass on it (--allow-incomplete opt1") {
+		t.Errorf("violations: %+v", c.Violations)
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, c.Tables())
+	if !strings.Contains(buf.String(), "66.90 !") || !strings.Contains(c.Legend(), "!: the step did not run to its end") {
+		t.Errorf("the failed step is not marked:\n%s\n%s", buf.String(), c.Legend())
+	}
+
+	// Allowed by name (contender or folder): flagged, and gated on its figures.
+	for _, name := range []string{"opt1", "res/opt1"} {
+		c, err = Compare([]*Run{base, failed}, CompareOptions{Thresholds: gate, AllowIncomplete: []string{name}})
+		if err != nil || len(c.Violations) != 0 || len(c.Incomplete) != 2 || !c.Incomplete[1].Allowed {
+			t.Errorf("allowed as %s: violations %+v, incomplete %+v, %v", name, c.Violations, c.Incomplete, err)
+		}
+	}
+	c, _ = Compare([]*Run{base, failed}, CompareOptions{Thresholds: []Threshold{mustThreshold(t, "tps<-20%")}, AllowIncomplete: []string{"opt1"}})
+	if len(c.Violations) != 1 || c.Violations[0].Incomplete != nil {
+		t.Errorf("an allowed contender's crossing: %+v", c.Violations)
+	}
+	// Without a gate it is flagged, not a violation; a failed baseline too.
+	c, _ = Compare([]*Run{failed, base}, CompareOptions{})
+	if len(c.Violations) != 0 || len(c.Incomplete) != 2 || c.Incomplete[0].Contender != "opt1" {
+		t.Errorf("no gate: %+v %+v", c.Violations, c.Incomplete)
+	}
+	c, _ = Compare([]*Run{failed, base}, CompareOptions{Thresholds: gate})
+	if len(c.Violations) != 2 {
+		t.Errorf("a failed baseline passes the gate: %+v", c.Violations)
+	}
+	// The run a plan's report step reads while it goes on is not incomplete.
+	live := &Run{Name: "live", Live: true, Manifest: results.Manifest{Status: results.StatusRunning}}
+	bm(live, "oltp_read_write", 4, 100, 5, map[string]string{"v": "a"})
+	bm(live, "oltp_read_write", 4, 90, 5, map[string]string{"v": "b"})
+	if c, err := Compare([]*Run{live}, CompareOptions{By: "v", Thresholds: gate}); err != nil || len(c.Incomplete) != 0 || len(c.Violations) != 0 {
+		t.Errorf("a live run: %+v %v", c, err)
+	}
+	// A report marks the step and lists both.
+	buf.Reset()
+	WriteReport(&buf, []*Run{failed}, false)
+	if !strings.Contains(buf.String(), "66.90 !") || !strings.Contains(buf.String(), "warning: the run in res/opt1 failed") ||
+		!strings.Contains(buf.String(), "warning: step 3 of res/opt1 failed") {
+		t.Errorf("report:\n%s", buf.String())
+	}
+}
+
+// A metric, or a threshold's, that no compared step has is refused,
+// naming those they have: a typo must not pass a CI gate.
+func TestCompareRefusesAMetricNoStepHas(t *testing.T) {
+	a, b := &Run{Name: "a"}, &Run{Name: "b"}
+	bm(a, "oltp_point_select", 8, 1000, 5, nil)
+	bm(b, "oltp_point_select", 8, 900, 5, nil)
+	tpmc, _ := ParseMetric("tpmc")
+	_, err := Compare([]*Run{a, b}, CompareOptions{Thresholds: []Threshold{mustThreshold(t, "tpmc<-5%")}})
+	if !errors.Is(err, ErrNoSuchMetric) || !strings.Contains(err.Error(), "--fail-if 'tpmc<-5%': no compared step has tpmc") ||
+		!strings.Contains(err.Error(), "(theirs: tps, qps, min, avg, p95, p99, max)") {
+		t.Errorf("a gate on tpmc over sysbench steps: %v", err)
+	}
+	if _, err := Compare([]*Run{a, b}, CompareOptions{Metric: tpmc}); !errors.Is(err, ErrNoSuchMetric) {
+		t.Errorf("--metric tpmc over sysbench steps: %v", err)
+	}
+	// One step that has it is enough.
+	a.Benchmarks[0].Summary.Metrics = map[string]float64{"tpmC": 10}
+	b.Benchmarks[0].Summary.Metrics = map[string]float64{"tpmC": 10}
+	if _, err := Compare([]*Run{a, b}, CompareOptions{Thresholds: []Threshold{mustThreshold(t, "tpmc<-5%")}}); err != nil {
+		t.Errorf("tpmc on steps that have it: %v", err)
 	}
 }

@@ -169,7 +169,11 @@ func groupRow(g *Group, tags []string, parts, repeats bool) []string {
 	if !g.knows(results.FigureErrors) {
 		errs = "-"
 	}
-	return append(row, mean(MetricTPS), mean(MetricQPS), mean(MetricAvg), mean(MetricP95), mean(MetricP99), minLat, mean(MetricMax), errs)
+	tps := mean(MetricTPS)
+	if g.anyIncomplete() {
+		tps += incompleteMark
+	}
+	return append(row, tps, mean(MetricQPS), mean(MetricAvg), mean(MetricP95), mean(MetricP99), minLat, mean(MetricMax), errs)
 }
 
 // tagOrder ranks tag combinations by first appearance.
@@ -485,6 +489,16 @@ func (o ReportOptions) WriteReport(w io.Writer, runs []*Run, markdown bool) {
 		WriteMarkdown(w, tables)
 	} else {
 		WriteText(w, tables)
+	}
+	if list := IncompleteOf(runs); len(list) > 0 {
+		for _, b := range benchmarks {
+			if !b.Completed() {
+				fmt.Fprintf(w, "%s\n", incompleteLegend)
+				break
+			}
+		}
+		WriteIncomplete(w, list)
+		fmt.Fprintln(w)
 	}
 	rule := o.kneeRule()
 	WriteKnees(w, Knees(benchmarks, rule), rule, markdown)

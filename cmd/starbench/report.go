@@ -279,6 +279,7 @@ type compareFlags struct {
 	format, out          string
 	parts                bool
 	knee                 string
+	allowIncomplete      []string
 }
 
 // register adds compare's flags to cmd.
@@ -290,6 +291,8 @@ func (f *compareFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.format, "format", "text", "text, markdown, html or json")
 	cmd.Flags().StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
 	cmd.Flags().BoolVar(&f.parts, "parts", false, "also compare the parts of merged steps, part k with part k")
+	cmd.Flags().StringArrayVar(&f.allowIncomplete, "allow-incomplete", nil, "a contender (or results folder) that failed or was interrupted whose figures --fail-if "+
+		"may gate on; repeatable (without it such a contender fails the gate)")
 	cmd.Flags().StringVar(&f.knee, "knee", "", "each contender's knee of its thread sweeps: the level after which the next adds less tps and "+
 		"more latency than this, e.g. 'tps<5%,p95>20%' (the default)")
 }
@@ -312,7 +315,13 @@ run-to-run noise (Welch's t-test, 95%) is marked "~".
 --fail-if 'METRIC<PERCENT%' or 'METRIC>PERCENT%' (repeatable) makes compare exit 3 when a
 contender crosses it on any step, listing which: with repeats on both sides only when the change
 is also beyond noise; with one sample per side the values are compared directly. For CI
-regression checks. Folders with nothing in common, or a threshold that does not parse, exit 2.
+regression checks. Folders with nothing in common, a threshold that does not parse, or a
+metric no compared step has (tpmc on sysbench steps) exit 2.
+
+A run that did not complete (failed, interrupted, or killed: its status is still "running"),
+or a step of one that stopped early, is listed in a warning above the table, and its step's
+figure is marked "!": it is what ran before the run stopped. Under --fail-if it fails the gate
+(exit 3) unless --allow-incomplete names its contender or folder.
 
 A step of several loads run at once (bench.together, or 'starbench merge') is compared on its
 merged result. --parts also compares its parts: after the step's row, a row per part (a "part"
@@ -349,7 +358,7 @@ func (a *app) compareRuns(dirs []string, f *compareFlags) error {
 	}
 	c, err := report.Compare(runs, opts)
 	if err != nil {
-		if errors.Is(err, report.ErrNothingToCompare) {
+		if errors.Is(err, report.ErrNothingToCompare) || errors.Is(err, report.ErrNoSuchMetric) {
 			return usagef("%v", err)
 		}
 		return err
@@ -384,7 +393,7 @@ func (f *compareFlags) options() (report.CompareOptions, error) {
 		}
 		thresholds = append(thresholds, th)
 	}
-	opts := report.CompareOptions{By: f.by, Baseline: f.baseline, Metric: m, Thresholds: thresholds, Parts: f.parts}
+	opts := report.CompareOptions{By: f.by, Baseline: f.baseline, Metric: m, Thresholds: thresholds, Parts: f.parts, AllowIncomplete: f.allowIncomplete}
 	if f.knee != "" {
 		rule, err := report.ParseKneeRule(f.knee)
 		if err != nil {
@@ -402,10 +411,14 @@ func renderComparison(format string, runs []*report.Run, c *report.Comparison) (
 	var err error
 	switch format {
 	case "text":
+		report.WriteIncomplete(&buf, c.Incomplete)
 		report.WriteText(&buf, c.Tables())
 		fmt.Fprintf(&buf, "\n%s\n", c.Legend())
 		report.WriteKnees(&buf, c.Knees, c.KneeRule, false)
 	case "markdown", "md":
+		for _, inc := range c.Incomplete {
+			fmt.Fprintf(&buf, "> **warning**: %s\n\n", inc.Describe())
+		}
 		report.WriteMarkdown(&buf, c.Tables())
 		fmt.Fprintf(&buf, "\n%s\n", c.Legend())
 		report.WriteKnees(&buf, c.Knees, c.KneeRule, true)

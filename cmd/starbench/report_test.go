@@ -329,3 +329,23 @@ func TestReportKnees(t *testing.T) {
 	expect(t, starbench(t, nil, "compare", dir, "--by", "version", "--knee", "p95>5%,tps<5%"), 0, "a: oltp_point_select: knee at 1 thread")
 	expect(t, starbench(t, nil, "report", dir, "--knee", "tps>5%,p95>5%"), 2, "--knee: knee rule \"tps>5%,p95>5%\"")
 }
+
+// A --fail-if gate does not pass a contender whose run failed: its step
+// stopped after a few events (its tps may look fine) and the gate fails
+// with exit 3 naming it, unless --allow-incomplete names it; the table
+// marks its figure and a warning says what stopped it. A gate on a metric
+// no step has (tpmc on a mix) is refused with exit 2, naming those there
+// are.
+func TestCompareGateRefusesAFailedRun(t *testing.T) {
+	good, bad := outDir(t), outDir(t)
+	expect(t, starbench(t, nil, "run", "testdata/plans/fails_midway.star", "--out", good), 0, "(completed)")
+	expect(t, starbench(t, nil, "run", "testdata/plans/fails_midway.star", "--out", bad, "-p", "fail_after=20"), 1, "no_such_table", "(failed)")
+	r := starbench(t, nil, "compare", good, bad, "--fail-if", "tps<-50%")
+	expect(t, r, 3, "warning: the run in "+bad+" failed: ", "warning: step 3 of "+bad+" failed: ", " !  ",
+		"incomplete: step 3 of "+bad+" failed", "tps<-50% cannot pass on it (--allow-incomplete out#2 gates on its figures anyway)")
+	expect(t, starbench(t, nil, "compare", good, bad, "--fail-if", "tps<-50%", "--allow-incomplete", bad), 0, "warning: step 3 of "+bad+" failed")
+	expect(t, starbench(t, nil, "report", bad), 0, " !  ", "!: the step did not run to its end", "warning: step 3 of "+bad+" failed")
+	expect(t, starbench(t, nil, "compare", good, good, "--fail-if", "tpmc<-5%"), 2,
+		"--fail-if 'tpmc<-5%': no compared step has tpmc, so the gate would pass without comparing anything (theirs: tps, qps, min, avg, p95, p99, max, retries)")
+	expect(t, starbench(t, nil, "compare", good, good, "--metric", "tpmc"), 2, "--metric tpmc: no compared step has it")
+}

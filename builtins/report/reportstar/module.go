@@ -78,6 +78,9 @@ func load(thread *starlark.Thread) (*report.Run, string, error) {
 		return nil, dir, err
 	}
 	r, err := report.Load(dir)
+	if r != nil {
+		r.Live = true // the run writing the report: it has not ended
+	}
 	return r, dir, err
 }
 
