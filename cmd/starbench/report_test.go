@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -348,4 +349,36 @@ func TestCompareGateRefusesAFailedRun(t *testing.T) {
 	expect(t, starbench(t, nil, "compare", good, good, "--fail-if", "tpmc<-5%"), 2,
 		"--fail-if 'tpmc<-5%': no compared step has tpmc, so the gate would pass without comparing anything (theirs: tps, qps, min, avg, p95, p99, max, retries)")
 	expect(t, starbench(t, nil, "compare", good, good, "--metric", "tpmc"), 2, "--metric tpmc: no compared step has it")
+}
+
+// Every file of a results folder (the manifest, the reports, a plan's own
+// compare files, the journal, each step's) is written with 0666 less the
+// umask, as the journal always was: teammates and a web server can read
+// them. Nothing in the folder holds a secret.
+func TestResultsFilesFollowTheUmask(t *testing.T) {
+	mask := syscall.Umask(0o022) // read it; the value is put back at once
+	syscall.Umask(mask)
+	want := os.FileMode(0o666) &^ os.FileMode(mask)
+	out := outDir(t)
+	expect(t, starbench(t, nil, "run", "testdata/plans/matrix.star", "--out", out, "--target", "a=embedded", "--target", "b=embedded",
+		"-p", "workloads=oltp_point_select", "-p", "threads=1", "-p", "rounds=1", "-p", "time=0", "-p", "events=20", "-p", "table_size=50"), 0, "(completed)")
+	n := 0
+	err := filepath.WalkDir(out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		if st, err := os.Stat(path); err != nil || st.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v (umask %03o) %v", path, st.Mode().Perm(), want, mask, err)
+		}
+		return nil
+	})
+	if err != nil || n < 10 {
+		t.Errorf("%d files, %v", n, err)
+	}
+	for _, f := range []string{"manifest.json", "report.html", "compare.html", "journal.jsonl"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -5,17 +5,31 @@
 package atomicfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 )
 
-// WriteFile writes data to path atomically.
+// WriteFile writes data to path atomically. A new file's mode is 0666
+// less the process's umask (0644 under the usual 022), as os.WriteFile's
+// would be, so that teammates and a web server can read a report; a file
+// that exists keeps its mode. Nothing written this way holds a secret
+// (results are redacted).
 func WriteFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := CreateTemp(path)
 	if err != nil {
 		return err
+	}
+	if st, err := os.Stat(path); err == nil {
+		if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	_, werr := tmp.Write(data)
 	serr := tmp.Sync()
@@ -40,4 +54,24 @@ func WriteJSON(path string, v any) error {
 		return err
 	}
 	return WriteFile(path, append(data, '\n'))
+}
+
+// CreateTemp creates a new file beside path, hidden and named after it,
+// with mode 0666 less the umask (os.CreateTemp's are 0600 whatever the
+// umask).
+func CreateTemp(path string) (*os.File, error) {
+	var err error
+	for range 100 {
+		var b [6]byte
+		if _, err = rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-"+hex.EncodeToString(b[:]))
+		var f *os.File
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, os.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, err
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/starbench/starbench/internal/atomicfile"
 )
 
 // The streams a merge reads and writes: a part's latency.hlog read one
@@ -393,7 +395,7 @@ type atomicStream struct {
 }
 
 func createStream(path string) (*atomicStream, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := atomicfile.CreateTemp(path) // 0666 less the umask, as the folder's other files
 	if err != nil {
 		return nil, err
 	}
