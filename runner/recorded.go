@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -98,13 +100,20 @@ func (rec *Recorded) InMemoryTargets() []string {
 // DivergenceError says where a resumed plan stops matching its journal.
 type DivergenceError struct {
 	Step    string
+	Builtin string // both sides', when they are the same builtin
 	Journal string // what the journal recorded there
 	Plan    string // what the plan does now
 }
 
 func (e *DivergenceError) Error() string {
-	return fmt.Sprintf("resume: the plan diverges from the journal at step %s: the journal has %s, the plan now runs %s; "+
-		"resume with the plan as it was, or start a new run", e.Step, e.Journal, e.Plan)
+	advice := "resume with the plan as it was, or start a new run"
+	if e.Builtin == "db.connect" {
+		// The connection's text names its target: the one given now differs.
+		advice = "give the run's target again with --target (the same NAME=, a password in the DSN or MYSQL_PWD: " +
+			"passwords are not recorded); 'starbench run --resume --help' says more"
+	}
+	return fmt.Sprintf("resume: the plan diverges from the journal at step %s: the journal has %s, the plan now runs %s; %s",
+		e.Step, e.Journal, e.Plan, advice)
 }
 
 // replay is the state of a resumed run: which steps completed, and
@@ -116,6 +125,7 @@ type replay struct {
 	starts   map[string]results.JournalRecord
 	dir      string
 	replayed int
+	again    int // completed state steps run again
 	fromStep string
 }
 
@@ -159,7 +169,11 @@ func (rp *replay) lookup(id string, info StepInfo, hash, pos string) (record *re
 	if done && end.Outcome == "ok" {
 		if end.Builtin != info.Builtin || end.Hash != hash {
 			start := rp.starts[id]
-			return nil, &DivergenceError{Step: id, Journal: describeStep(start.Builtin, start.Text, start.Pos), Plan: describeStep(info.Builtin, info.Text, pos)}
+			e := &DivergenceError{Step: id, Journal: describeStep(start.Builtin, start.Text, start.Pos), Plan: describeStep(info.Builtin, info.Text, pos)}
+			if end.Builtin == info.Builtin {
+				e.Builtin = info.Builtin
+			}
+			return nil, e
 		}
 		return &end, nil
 	}
@@ -189,4 +203,83 @@ func (rp *replay) result(end *results.JournalRecord) (json.RawMessage, error) {
 		return end.Result, nil
 	}
 	return os.ReadFile(filepath.Join(rp.dir, end.ResultFile))
+}
+
+// isActive reports whether the resume is still replaying.
+func (rp *replay) isActive() bool {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	return rp.active
+}
+
+// finishReplay ends the replay: the plan ran past its last completed step.
+func (rp *replay) finishReplay() {
+	rp.mu.Lock()
+	rp.active = false
+	rp.mu.Unlock()
+}
+
+// ranAgain notes a completed state step (StepInfo.State) the resume ran
+// again, and says so when what it read now differs from what the run
+// recorded: the server's state changed since.
+func (rp *replay) ranAgain(s *Step, recorded *results.JournalRecord, now json.RawMessage, w io.Writer) {
+	rp.mu.Lock()
+	rp.again++
+	rp.mu.Unlock()
+	old, err := rp.result(recorded)
+	if err != nil || len(old) == 0 && len(now) == 0 {
+		return
+	}
+	if diff := jsonDifference(old, now); diff != "" {
+		fmt.Fprintf(w, "resume: step %s (%s) ran again and found the server's state changed since the run recorded it: %s\n",
+			s.id, describeStep(s.info.Builtin, s.info.Text, s.pos), s.run.redact(diff))
+	}
+}
+
+// jsonDifference says how two JSON results differ ("" when equal): for
+// objects the keys whose values differ (up to five), else both values,
+// shortened.
+func jsonDifference(old, now json.RawMessage) string {
+	var a, b any
+	if json.Unmarshal(old, &a) != nil || json.Unmarshal(now, &b) != nil {
+		return ""
+	}
+	if reflect.DeepEqual(a, b) {
+		return ""
+	}
+	short := func(v any) string {
+		data, _ := json.Marshal(v)
+		if len(data) > 80 {
+			return string(data[:80]) + "…"
+		}
+		return string(data)
+	}
+	am, okA := a.(map[string]any)
+	bm, okB := b.(map[string]any)
+	if !okA || !okB {
+		return fmt.Sprintf("recorded %s, now %s", short(a), short(b))
+	}
+	keys := map[string]bool{}
+	for k := range am {
+		keys[k] = true
+	}
+	for k := range bm {
+		keys[k] = true
+	}
+	var names []string
+	for k := range keys {
+		if !reflect.DeepEqual(am[k], bm[k]) {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	var parts []string
+	for i, k := range names {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(names)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s recorded %s, now %s", k, short(am[k]), short(bm[k])))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -100,18 +100,22 @@ type Run struct {
 	stdout   io.Writer
 	stderr   io.Writer
 
-	replay    *replay
-	mu        sync.Mutex
-	dir       string
-	journal   *results.Journal
-	log       *os.File
-	manifest  results.Manifest
-	steps     []StepSummary
-	notes     []string
-	banners   map[string]bool
-	state     map[any]any
-	finishers []func()
-	topSteps  int
+	replay  *replay
+	mu      sync.Mutex
+	dir     string
+	journal *results.Journal
+	// pendingJournal are the records a resume made while replaying, written
+	// when the folder is (ensureDir).
+	pendingJournal []*results.JournalRecord
+	editedPlanCopy []byte // a resume's --plan, copied when the folder is written
+	log            *os.File
+	manifest       results.Manifest
+	steps          []StepSummary
+	notes          []string
+	banners        map[string]bool
+	state          map[any]any
+	finishers      []func()
+	topSteps       int
 	// placeholderErr is set when a dry run tested an Unknown for truth.
 	placeholderErr error
 }
@@ -344,6 +348,17 @@ func (r *Run) finish(runErr error, res *Result) error {
 		status = results.StatusFailed
 	}
 	res.Status = status
+	if r.replay != nil && r.dir == "" && !r.opts.DryRun {
+		if runErr != nil {
+			fmt.Fprintf(r.stderr, "resume: %s is unchanged: the resume stopped while replaying the steps it had completed\n", r.opts.Resume.Dir)
+			return runErr
+		}
+		r.replay.finishReplay() // every step replayed and the plan ended: the run is complete now
+		if err := r.ensureDir(); err != nil {
+			return err
+		}
+		res.Dir = r.dir
+	}
 	if r.opts.DryRun || r.dir == "" {
 		return runErr
 	}
@@ -351,7 +366,7 @@ func (r *Run) finish(runErr error, res *Result) error {
 	r.mu.Lock()
 	if r.replay != nil && len(r.manifest.Resumes) > 0 {
 		last := &r.manifest.Resumes[len(r.manifest.Resumes)-1]
-		last.FromStep, last.Replayed = r.replay.fromStep, r.replay.replayed
+		last.FromStep, last.Replayed, last.RanAgain = r.replay.fromStep, r.replay.replayed, r.replay.again
 	}
 	r.manifest.Status, r.manifest.Ended = status, &now
 	if runErr != nil {
@@ -381,6 +396,9 @@ func errorText(err error) string {
 // ensureDir creates the results directory, its manifest, journal and
 // source copies the first time something needs them.
 func (r *Run) ensureDir() error {
+	if r.replaying() {
+		return nil // a resume writes nothing into its folder until a step runs anew
+	}
 	if r.opts.DryRun {
 		return nil
 	}
@@ -412,7 +430,41 @@ func (r *Run) ensureDir() error {
 	if err := r.journal.Write(&results.JournalRecord{Event: "run", Status: results.StatusRunning, Time: r.manifest.Started}, true); err != nil {
 		return err
 	}
+	if r.editedPlanCopy != nil {
+		last := r.manifest.Resumes[len(r.manifest.Resumes)-1]
+		if err := results.WriteFile(filepath.Join(dir, filepath.FromSlash(last.PlanCopy)), r.editedPlanCopy); err != nil {
+			return err
+		}
+		r.editedPlanCopy = nil
+	}
+	for _, rec := range r.pendingJournal { // what the resume did while replaying
+		if err := r.journal.Write(rec, false); err != nil {
+			return err
+		}
+	}
+	r.pendingJournal = nil
 	return r.writeManifestLocked()
+}
+
+// replaying reports whether a resumed run is still replaying the steps its
+// journal records as completed: until one runs anew it writes nothing into
+// the folder, so that a resume that stops there (a plan that diverges, a
+// target not given again) leaves the folder as it was.
+func (r *Run) replaying() bool {
+	return r.replay != nil && r.replay.isActive()
+}
+
+// writeJournal writes a journal record, or while a resume replays keeps it
+// until the folder is written (ensureDir).
+func (r *Run) writeJournal(rec *results.JournalRecord, sync bool) error {
+	r.mu.Lock()
+	if r.dir == "" && r.replaying() {
+		r.pendingJournal = append(r.pendingJournal, rec)
+		r.mu.Unlock()
+		return nil
+	}
+	r.mu.Unlock()
+	return r.journal.Write(rec, sync)
 }
 
 func (r *Run) makeDir() (string, error) {
@@ -665,9 +717,7 @@ func (r *Run) resumeManifest(planData []byte) error {
 		sum := sha256.Sum256(planData)
 		resume.EditedPlan, resume.PlanSHA256 = r.opts.PlanFile, hex.EncodeToString(sum[:])
 		resume.PlanCopy = fmt.Sprintf("sources/resume-%d-%s", len(m.Resumes)+1, filepath.Base(r.opts.PlanFile))
-		if err := results.WriteFile(filepath.Join(rec.Dir, filepath.FromSlash(resume.PlanCopy)), planData); err != nil {
-			return err
-		}
+		r.editedPlanCopy = planData // written with the folder (ensureDir)
 	}
 	m.Resumes = append(m.Resumes, resume)
 	if m.Targets == nil {

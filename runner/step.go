@@ -31,6 +31,13 @@ type StepInfo struct {
 	// in the dry-run list (check --verbose). It is neither journaled nor
 	// part of the step's hash: Text and Args are.
 	Detail string
+	// State marks a step that sets or reads server or session state (a
+	// SET statement, conn.variables(), SHOW VARIABLES or CONFIG): a resume
+	// runs it again instead of replaying its recorded result, since a
+	// restart, a redeploy or a change made behind the plan's back may have
+	// undone what it set or changed what it read. A read that finds
+	// something else than the run recorded is said (Replay's note).
+	State bool
 }
 
 // HandleSpec is what a step that returns a handle (a connection, a host, a
@@ -111,6 +118,9 @@ func (s *Step) OutputDir(label string) (string, error) {
 	}
 	if err := s.run.ensureDir(); err != nil {
 		return "", err
+	}
+	if s.run.dir == "" { // a resume's state step, run again while replaying
+		return "", fmt.Errorf("step %s: no results folder yet (a resumed run writes none until a step runs anew)", s.id)
 	}
 	dir := results.StepDir(s.run.dir, s.id, label)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -212,14 +222,16 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 	replayFn func(*Step, json.RawMessage) (starlark.Value, error)) (Outcome, error) {
 	r := s.run
 	hash := s.hash()
+	var again *results.JournalRecord // a completed state step run again on resume
 	if r.replay != nil && !r.opts.DryRun {
 		done, err := r.replay.lookup(s.id, s.info, hash, s.pos)
 		if err != nil {
 			return Outcome{}, err
 		}
-		if done != nil && replayFn != nil {
+		if done != nil && replayFn != nil && !s.info.State {
 			return s.replayed(done, hash, replayFn)
 		}
+		again = done
 	}
 	if r.opts.DryRun {
 		r.listStep(StepSummary{ID: s.id, Builtin: s.info.Builtin, Text: r.redact(s.info.Text), Detail: r.redact(s.info.Detail),
@@ -234,7 +246,7 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 		return Outcome{}, err
 	}
 	start := time.Now()
-	if err := r.journal.Write(&results.JournalRecord{
+	if err := r.writeJournal(&results.JournalRecord{
 		Event: "start", ID: s.id, Builtin: s.info.Builtin, Args: s.info.Args, Hash: hash,
 		Text: s.info.Text, Handle: s.info.Handle, Pos: s.pos, Time: start.UTC(),
 	}, false); err != nil {
@@ -274,7 +286,10 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 			end.Result = data
 		}
 	}
-	if jerr := r.journal.Write(end, true); jerr != nil && err == nil {
+	if again != nil && err == nil {
+		r.replay.ranAgain(s, again, end.Result, r.stderr)
+	}
+	if jerr := r.writeJournal(end, true); jerr != nil && err == nil {
 		err = jerr
 	}
 	for _, o := range observers {
@@ -300,7 +315,7 @@ func (s *Step) replayed(done *results.JournalRecord, hash string, replayFn func(
 	r.replay.mu.Lock()
 	r.replay.replayed++
 	r.replay.mu.Unlock()
-	if err := r.journal.Write(&results.JournalRecord{Event: "replayed", ID: s.id, Builtin: s.info.Builtin, Hash: hash, Time: time.Now().UTC()}, false); err != nil {
+	if err := r.writeJournal(&results.JournalRecord{Event: "replayed", ID: s.id, Builtin: s.info.Builtin, Hash: hash, Time: time.Now().UTC()}, false); err != nil {
 		return Outcome{}, err
 	}
 	if v == nil {

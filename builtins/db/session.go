@@ -86,3 +86,22 @@ func IsSessionSetting(sql string) bool {
 	}
 	return sessionSetting.MatchString(sql)
 }
+
+// serverSetting matches statements that set server state, which a restart,
+// a redeploy or a change made behind the plan's back can undo: SET GLOBAL,
+// PERSIST and PERSIST_ONLY in either form, and TiDB's SET CONFIG.
+var serverSetting = regexp.MustCompile(`(?is)^\s*SET\s+(?:GLOBAL\s|PERSIST\s|PERSIST_ONLY\s|@@(?:GLOBAL|PERSIST|PERSIST_ONLY)\.|CONFIG\s)`)
+
+// stateRead matches statements that read server or session state rather
+// than data: system variables (@@name, SHOW VARIABLES, the *_VARIABLES
+// tables), TiDB's SHOW CONFIG, and the server's version.
+var stateRead = regexp.MustCompile(`(?is)@@|^\s*SHOW\s+(?:GLOBAL\s+|SESSION\s+|LOCAL\s+)?VARIABLES\b|^\s*SHOW\s+CONFIG\b|\b(?:GLOBAL|SESSION)_VARIABLES\b|\b(?:tidb_)?version\s*\(\s*\)`)
+
+// IsStateStatement reports whether sql sets server state (SET GLOBAL, SET
+// CONFIG) or reads server or session state (variables, SHOW CONFIG, the
+// version): a resumed run runs such a step again instead of replaying it
+// (runner.StepInfo.State). Session settings (SET SESSION, USE) are not:
+// a resumed connection applies them again anyway.
+func IsStateStatement(sql string) bool {
+	return serverSetting.MatchString(sql) || stateRead.MatchString(sql)
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,13 +164,37 @@ func TestResumeAfterAFailedStepAndDivergence(t *testing.T) {
 	expect(t, starbench(t, nil, "run", "testdata/plans/resume_fail.star", "--out", out, "--target", m.DSN()), 1, "Table 'sbtest.needed' doesn't exist")
 	inserts := globalStatus(t, m, "Com_insert")
 
-	// Another -p, or an edit of a completed step, is refused.
+	// Another -p, or an edit of a completed step, is refused; so is a
+	// resume without the run's target (it would connect to the embedded
+	// server) or with another one. None of them changes the folder.
+	before := folderFiles(t, out)
 	expect(t, starbench(t, nil, "run", "--resume", out, "--target", m.DSN(), "-p", "rows=4"), 2, `was run with -p`)
 	edited := filepath.Join(t.TempDir(), "edited.star")
 	src, _ := os.ReadFile("../../testdata/plans/resume_fail.star")
 	os.WriteFile(edited, []byte(strings.Replace(string(src), "resume_rows (id INT PRIMARY KEY)", "resume_rows (id BIGINT PRIMARY KEY)", 1)), 0o644)
 	expect(t, starbench(t, nil, "run", "--resume", out, "--plan", edited, "--target", m.DSN()), 2,
-		"the plan diverges from the journal at step 2", `db.exec "CREATE TABLE IF NOT EXISTS resume_rows (id INT PRIMARY KEY)"`)
+		"the plan diverges from the journal at step 2", `db.exec "CREATE TABLE IF NOT EXISTS resume_rows (id INT PRIMARY KEY)"`,
+		"resume: "+out+" is unchanged")
+	shown := strings.Replace(db.Redacted(m.Config()), ":***@", ":PASSWORD@", 1)
+	expect(t, starbench(t, nil, "run", "--resume", out), 2, `resume: `+out+` used target "default" (dsn, `,
+		"give it again with --target '"+shown+"'", "Passwords are not recorded", "MYSQL_PWD")
+	other := m.Config()
+	other.Params = map[string]string{"sql_mode": "'ANSI'"}
+	expect(t, starbench(t, nil, "run", "--resume", out, "--target", other.FormatDSN()), 2,
+		"the plan diverges from the journal at step 1", "give the run's target again with --target")
+	if after := folderFiles(t, out); !maps.Equal(before, after) {
+		for k := range after {
+			if before[k] != after[k] {
+				t.Errorf("a refused resume changed %s", k)
+			}
+		}
+	}
+	// rerun refuses too, before it makes a folder.
+	again := filepath.Join(t.TempDir(), "again")
+	expect(t, starbench(t, nil, "rerun", out, "--out", again), 2, `rerun: `+out+` used target "default"`, "give it again with --target")
+	if _, err := os.Stat(again); !os.IsNotExist(err) {
+		t.Errorf("a refused rerun left %s: %v", again, err)
+	}
 
 	// Fixed: the failed step runs, the completed ones are not redone.
 	c, err := db.Open(context.Background(), m.Config())
@@ -201,9 +226,19 @@ func TestResumeAfterAFailedStepAndDivergence(t *testing.T) {
 	}
 }
 
+// A completed folder is never changed by resume: it says so and exits 0.
+// A run on the embedded server that stopped cannot be resumed.
 func TestResumeRefusesEmbeddedRuns(t *testing.T) {
+	done := outDir(t)
+	expect(t, starbench(t, nil, "run", "plans/quickstart.star", "--out", done, "-p", "threads=1", "-p", "time=1s"), 0)
+	before := folderFiles(t, done)
+	expect(t, starbench(t, nil, "run", "--resume", done), 0, done+" is complete (", "nothing in it was changed", "'starbench rerun "+done+"'")
+	expect(t, starbench(t, nil, "run", "--resume", done, "--target", "embedded"), 0, "is complete")
+	if after := folderFiles(t, done); !maps.Equal(before, after) {
+		t.Errorf("resume changed a completed folder")
+	}
 	out := outDir(t)
-	expect(t, starbench(t, nil, "run", "plans/quickstart.star", "--out", out, "-p", "threads=1", "-p", "time=1s"), 0)
+	expect(t, starbench(t, nil, "run", "testdata/plans/resume_fail.star", "--out", out), 1, "needed")
 	expect(t, starbench(t, nil, "run", "--resume", out), 2, "cannot be resumed", "default (embedded)", "starbench rerun "+out)
 	expect(t, starbench(t, nil, "run", "--resume", t.TempDir()), 2, "not a starbench results folder", "has no manifest.json")
 	expect(t, starbench(t, nil, "run", "--resume", out, "plans/quickstart.star"), 2, "give an edited plan with --plan")
@@ -293,5 +328,80 @@ func TestSysbenchRunWhenTheServerDies(t *testing.T) {
 	}
 	if sum.Status != "failed" || !strings.Contains(sum.Error, "could not reconnect within 2s") || sum.Events == 0 || sum.ErrorsByCode["2013"] == 0 {
 		t.Errorf("summary: %+v", sum)
+	}
+}
+
+// folderFiles maps each file of a results folder to its content.
+func folderFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		files[path] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// A resume runs again the completed steps that set or read server state
+// instead of replaying them: a global set behind the plan's back (or lost
+// in a restart) is set again, a variable read is read anew, and a value
+// that differs from the run's record is said. The resumed benchmark is
+// tagged with what the server has now.
+func TestResumeReappliesServerState(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	out := outDir(t)
+	cmd := startUntil(t, "benchmark starting", "run", "testdata/plans/resume_state.star", "--out", out, "--target", m.DSN())
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if man := readManifest(t, out); man.Status != results.StatusInterrupted {
+		t.Fatalf("status %s, want interrupted", man.Status)
+	}
+	c, err := db.Open(context.Background(), m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	global := func(name string) string {
+		vars, err := c.Variables(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vars[name]
+	}
+	packet := global("max_allowed_packet")
+	for _, sql := range []string{"SET GLOBAL max_connections = 151", "SET GLOBAL max_allowed_packet = 33554432"} {
+		if _, err := c.Exec(context.Background(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	r := starbench(t, nil, "run", "--resume", out, "--target", m.DSN())
+	expect(t, r, 0, "max_connections is 321, max_allowed_packet is 33554432", "benchmark done", "(completed)",
+		"ran again and found the server's state changed since the run recorded it: max_allowed_packet recorded \""+packet+"\", now \"33554432\"")
+	if strings.Contains(r.stderr, "max_connections recorded") {
+		t.Errorf("the global the plan sets again was reported changed:\n%s", r.stderr)
+	}
+	if got := global("max_connections"); got != "321" {
+		t.Errorf("max_connections %s after resume: the plan's SET GLOBAL was replayed, not applied", got)
+	}
+	man := readManifest(t, out)
+	if len(man.Resumes) != 1 || man.Resumes[0].RanAgain != 3 || man.Resumes[0].Replayed != 2 {
+		t.Errorf("resumes %+v: want 3 state steps run again, connect and prepare replayed", man.Resumes)
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*oltp_point_select*", results.SummaryFile))
+	for _, p := range paths {
+		sum, err := results.ReadSummary(filepath.Dir(p))
+		if err == nil && sum.Status == results.StatusCompleted &&
+			(sum.Tags["max_connections"] != "321" || sum.Tags["max_allowed_packet"] != "33554432") {
+			t.Errorf("the resumed benchmark is tagged %v, not with what the server has", sum.Tags)
+		}
 	}
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +18,7 @@ import (
 	"github.com/starbench/starbench/builtins/db/targets"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/runner/livemetrics"
+	"github.com/starbench/starbench/runner/results"
 	"github.com/starbench/starbench/stdlib"
 )
 
@@ -193,7 +196,12 @@ folder: the plan is evaluated again from the copies in DIR/sources with the reco
 seed; steps the journal records as completed return their recorded results without acting; the
 first step that did not complete runs for real, and everything after it. Connections reopen
 lazily on the targets you give again (--target, the environment: secrets are not in the
-folder) and re-apply their SET/USE statements. If the plan no longer matches the journal, resume
+folder) and re-apply their SET/USE statements. Completed steps that set or read server state (SET
+GLOBAL, SET CONFIG, conn.variables(), SHOW VARIABLES/CONFIG, the version) run again rather than
+replay: a restart or a hand-made change may have undone them; a read that differs from the record
+is said. A run that used a DSN target must be given it again (it is named if not). Nothing is
+written into DIR until a step runs anew, so a refused resume leaves it unchanged; a completed DIR
+is said to be complete (exit 0). If the plan no longer matches the journal, resume
 refuses and names the first differing step. --plan EDITED.star resumes with an edited plan as
 long as every completed step replays identically; the edit is recorded in the manifest. Runs on
 the embedded server or a sandbox cannot be resumed (their data is gone): use 'starbench rerun'.
@@ -250,6 +258,9 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 	}
 	if f.resume != "" {
 		if err := a.resumeOptions(&opts, f); err != nil {
+			if errors.Is(err, errComplete) {
+				return nil
+			}
 			return err
 		}
 	}
@@ -344,9 +355,68 @@ func (a *app) resumeOptions(opts *runner.Options, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if rec.Manifest.Status == results.StatusCompleted {
+		ended := ""
+		if rec.Manifest.Ended != nil {
+			ended = ", ended " + rec.Manifest.Ended.Format("2006-01-02 15:04:05 MST")
+		}
+		fmt.Fprintf(a.stderr, "%s is complete (%d steps%s): nothing to resume, and nothing in it was changed; "+
+			"'starbench rerun %s' repeats it into a new folder\n", f.resume, rec.Completed(), ended, f.resume)
+		return errComplete
+	}
+	if err := recordedTargetsGiven("resume", rec, opts.Targets); err != nil {
+		return err
+	}
 	opts.Resume, opts.PlanFile = rec, f.editedPlan
 	fmt.Fprintf(a.stderr, "resuming %s: %d steps completed\n", f.resume, rec.Completed())
 	return nil
+}
+
+// errComplete: resume was given a folder whose run completed; it said so
+// and changed nothing (exit 0).
+var errComplete = errors.New("the run is complete")
+
+// recordedTargetsGiven checks that every target a recorded run connected
+// to by name (a DSN or a sandbox given with --target) is given again:
+// without it the plan would connect to the embedded server. Passwords are
+// not recorded, so the message shows the DSN with PASSWORD in its place.
+func recordedTargetsGiven(verb string, rec *runner.Recorded, given map[string]string) error {
+	var missing []string
+	var names []string
+	for name := range rec.Manifest.Targets {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t := rec.Manifest.Target(name)
+		if strings.ContainsAny(name, ":/@") || name == targets.KindEmbedded || t.Kind == targets.KindEmbedded {
+			continue // written in the plan (its endpoint or spec), or the embedded server
+		}
+		if _, ok := given[name]; ok || (name == runner.DefaultTarget && len(given) == 1) {
+			continue
+		}
+		spec := t.Kind
+		switch t.Kind {
+		case targets.KindDSN:
+			spec = strings.Replace(t.DSN, ":***@", ":PASSWORD@", 1)
+		case "sandbox":
+			spec = "sandbox:" + t.Engine
+		}
+		flag := "--target '" + spec + "'"
+		if name != runner.DefaultTarget {
+			flag = "--target " + name + "='" + spec + "'"
+		}
+		what := fmt.Sprintf("target %q (%s", name, t.Kind)
+		if t.ServerVersion != "" {
+			what += ", " + t.ServerVersion
+		}
+		missing = append(missing, what+"): give it again with "+flag)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return usagef("%s: %s used %s.\nPasswords are not recorded: write yours where the DSN says PASSWORD, or set MYSQL_PWD. "+
+		"Without the target the plan would connect to the embedded server.", verb, rec.Dir, strings.Join(missing, "; "))
 }
 
 // progressView returns the live terminal view --progress asks for, or nil
@@ -399,6 +469,9 @@ two folders with 'starbench compare DIR NEW'. A bundle made with --seed repeats 
 			}
 			opts, err := a.options(cmd, "", &f)
 			if err != nil {
+				return err
+			}
+			if err := recordedTargetsGiven("rerun", rec, opts.Targets); err != nil {
 				return err
 			}
 			opts.Rerun, opts.OutDir = rec, out

@@ -129,12 +129,16 @@ func SaveFile(dir, step, name string, data []byte) (*SavedFile, error) {
 
 // ResumeRecord says how a resumed run continued.
 type ResumeRecord struct {
-	Time       time.Time `json:"time"`
-	FromStep   string    `json:"from_step,omitempty"` // first step run for real
-	Replayed   int       `json:"replayed"`
-	EditedPlan string    `json:"edited_plan,omitempty"` // --plan FILE
-	PlanSHA256 string    `json:"plan_sha256,omitempty"`
-	PlanCopy   string    `json:"plan_copy,omitempty"`
+	Time     time.Time `json:"time"`
+	FromStep string    `json:"from_step,omitempty"` // first step run for real
+	Replayed int       `json:"replayed"`
+	// RanAgain counts the completed steps that set or read server state
+	// (SET GLOBAL, variables, SHOW CONFIG) the resume ran again rather
+	// than replayed.
+	RanAgain   int    `json:"ran_again,omitempty"`
+	EditedPlan string `json:"edited_plan,omitempty"` // --plan FILE
+	PlanSHA256 string `json:"plan_sha256,omitempty"`
+	PlanCopy   string `json:"plan_copy,omitempty"`
 }
 
 // RerunRecord says which run a rerun repeats.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -361,7 +362,7 @@ func (c *Conn) exec(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err != nil {
 		return nil, err
 	}
-	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.exec", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.exec", Args: argsSummary(params), Text: sql, Handle: c.id, State: db.IsStateStatement(sql)}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), name)
 			if err != nil {
@@ -399,7 +400,7 @@ func (c *Conn) query(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	if err != nil {
 		return nil, err
 	}
-	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.query", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.query", Args: argsSummary(params), Text: sql, Handle: c.id, State: db.IsStateStatement(sql)}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), name)
 			if err != nil {
@@ -446,7 +447,7 @@ func (c *Conn) tryQuery(thread *starlark.Thread, b *starlark.Builtin, args starl
 	if err != nil {
 		return nil, err
 	}
-	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.try_query", Args: argsSummary(params), Text: sql, Handle: c.id}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.try_query", Args: argsSummary(params), Text: sql, Handle: c.id, State: db.IsStateStatement(sql)}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), name)
 			if err != nil {
@@ -506,7 +507,8 @@ func (c *Conn) execEach(thread *starlark.Thread, b *starlark.Builtin, args starl
 	sum := sha256.Sum256([]byte(strings.Join(stmts, "\x00")))
 	info := runner.StepInfo{
 		Builtin: "db.exec_each", Handle: c.id, Text: summarizeStatements(stmts), Detail: strings.Join(stmts, ";\n") + ";",
-		Args: map[string]any{"statements": len(stmts), "sha256": fmt.Sprintf("%x", sum)},
+		Args:  map[string]any{"statements": len(stmts), "sha256": fmt.Sprintf("%x", sum)},
+		State: slices.ContainsFunc(stmts, db.IsStateStatement),
 	}
 	return runner.HostOf(thread).Step(info, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
@@ -703,7 +705,7 @@ func (c *Conn) version(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.version", Text: "SELECT VERSION()", Handle: c.id}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.version", Text: "SELECT VERSION()", Handle: c.id, State: true}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
@@ -734,7 +736,7 @@ func (c *Conn) variables(thread *starlark.Thread, b *starlark.Builtin, args star
 	if like != "" {
 		text += " LIKE " + sqltext.QuoteString(like)
 	}
-	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.variables", Text: text, Handle: c.id, Args: map[string]any{"like": like}}, runner.Action{
+	return runner.HostOf(thread).Step(runner.StepInfo{Builtin: "db.variables", Text: text, Handle: c.id, Args: map[string]any{"like": like}, State: true}, runner.Action{
 		Run: func(s *runner.Step) (runner.Outcome, error) {
 			conn, err := c.live(s.Context(), b.Name())
 			if err != nil {
