@@ -108,6 +108,10 @@ type Options struct {
 	IgnoreErrors []uint16
 	// IgnoreAllErrors ignores every server error.
 	IgnoreAllErrors bool
+	// IgnoreHint, when set, says how to ignore a server error that stopped
+	// the run (the family's flag or argument, e.g. sysbench's
+	// --mysql-ignore-errors), for the error's message.
+	IgnoreHint func(code uint16) string
 	// ConnectParallel bounds concurrent connection set-up; 0 means 64.
 	ConnectParallel int
 	// Warmup runs load for this long before anything is counted.
@@ -269,6 +273,9 @@ type Result struct {
 	Interval   time.Duration // statistics interval
 	Stopped    string        // "time", "events", "interrupted"
 	Kinds      []KindResult  // a Kinded workload's events by kind
+	// StopError is the server error that stopped the run (not ignored),
+	// or nil: it is not among Counts.Errors, which are the ignored ones.
+	StopError *results.StopError
 	// Since is when the statistics of a checkpoint's Result begin
 	// (Options.Checkpoints): its counts, latencies and threads are those
 	// of Since..Elapsed. 0 for a whole run.
@@ -715,8 +722,31 @@ func (e *engine) afterError(wk *worker, err error, measuring bool, took time.Dur
 		retry()
 		return true
 	}
+	if isServer {
+		e.stopOn(wk, code, err)
+		return false
+	}
 	e.fail(fmt.Errorf("%w: thread %d: %w", ErrStopped, wk.id, err))
 	return false
+}
+
+// stopOn stops the run on a server error that is not ignored, recording
+// it (Result.StopError) and saying how to ignore it when the family says.
+func (e *engine) stopOn(wk *worker, code uint16, err error) {
+	hint := ""
+	if e.opts.IgnoreHint != nil {
+		hint = e.opts.IgnoreHint(code)
+	}
+	e.errOnce.Do(func() {
+		e.res.StopError = &results.StopError{Thread: wk.id, Code: fmt.Sprint(code), Kind: errorKind(err), Message: err.Error(), Hint: hint}
+		if hint != "" {
+			e.firstErr = fmt.Errorf("%w: thread %d: %w (%s)", ErrStopped, wk.id, err, hint)
+		} else {
+			e.firstErr = fmt.Errorf("%w: thread %d: %w", ErrStopped, wk.id, err)
+		}
+		e.halt("error")
+		e.cancel()
+	})
 }
 
 // bind ties a worker's session to the run's context when it supports that:

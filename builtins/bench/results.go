@@ -19,7 +19,7 @@ func Summarize(r *Result, percentile float64) *results.Summary {
 		Status: results.StatusCompleted, Events: r.Counts.Events, Queries: r.Counts.Queries(), Reads: r.Counts.Reads,
 		Writes: r.Counts.Writes, Others: r.Counts.Others, Errors: r.Counts.Errors, ErrorsByCode: r.ErrorCodes,
 		Reconnects: r.Counts.Reconnects, TPS: per(r.Counts.Events), QPS: per(r.Counts.Queries()),
-		Percentile: percentile,
+		Percentile: percentile, StopError: r.StopError,
 	}
 	var extra []float64 // the report's own percentile
 	if percentile > 0 {

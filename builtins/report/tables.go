@@ -169,6 +169,12 @@ func groupRow(g *Group, tags []string, parts, repeats bool) []string {
 	if !g.knows(results.FigureErrors) {
 		errs = "-"
 	}
+	for _, b := range g.Benchmarks {
+		if e := b.Summary.StopError; e != nil { // counted apart: it was not ignored
+			errs += fmt.Sprintf(" (+%s stopped it)", e.Code)
+			break
+		}
+	}
 	tps := mean(MetricTPS)
 	if g.anyIncomplete() {
 		tps += incompleteMark

@@ -397,7 +397,7 @@ func Run(ctx context.Context, conn bench.Connector, wl *Workload, ro RunOptions)
 	}
 	bo := bench.Options{
 		Threads: o.Threads, Time: o.Duration(), Events: o.Events, Seed: seed,
-		IgnoreErrors: codes, IgnoreAllErrors: all,
+		IgnoreErrors: codes, IgnoreAllErrors: all, IgnoreHint: o.ignoreHint,
 		Rate: float64(o.Rate), Warmup: time.Duration(o.WarmupTime) * time.Second,
 		ReconnectTimeout: time.Duration(o.ReconnectTimeout) * time.Second,
 		Start:            ro.Start,

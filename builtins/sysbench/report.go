@@ -149,6 +149,9 @@ func (p *Printer) statistics(r *bench.Result) {
 	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    queries:", c.Queries(), rate(c.Queries()))
 	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    ignored errors:", c.Errors, rate(c.Errors))
 	fmt.Fprintf(w, "%-41s%-6d (%.2f per sec.)\n", "    reconnects:", c.Reconnects, rate(c.Reconnects))
+	if e := r.StopError; e != nil { // not sysbench's: it prints no statistics then
+		fmt.Fprintf(w, "%-41s1      (error %s on thread %d, %s: not ignored)\n", "    errors that stopped the run:", e.Code, e.Thread, orUnknown(e.Kind))
+	}
 	fmt.Fprintln(w)
 	if p.Opts.Profile == ProfileMaster {
 		fmt.Fprintf(w, "Throughput:\n")
@@ -280,3 +283,10 @@ func max0(i int) int {
 
 // Elapsed helps callers print durations in sysbench style.
 func Elapsed(d time.Duration) string { return fmt.Sprintf("%.4fs", d.Seconds()) }
+
+func orUnknown(kind string) string {
+	if kind == "" {
+		return "a statement"
+	}
+	return kind
+}

@@ -117,9 +117,20 @@ func TestTiDBConflictsCountedAsSysbench(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, sysErr := theirs()
-	_, ourErr := ours()
+	stopped, ourErr := ours()
 	if sysErr == nil || !strings.Contains(out, "error 9007") || ourErr == nil || !strings.Contains(ourErr.Error(), "Error 9007") {
 		t.Errorf("optimistic conflicts without --mysql-ignore-errors=9007: sysbench %v, starbench %v; both must stop on 9007\n%s", sysErr, ourErr, out)
+	}
+	// sysbench prints no statistics then; starbench counts and names the
+	// error that stopped it, and says how to go on.
+	if strings.Contains(out, "SQL statistics") || !strings.Contains(out, "FATAL: `thread_run' function failed") {
+		t.Errorf("sysbench's output on 9007 is not what the hint says (FATAL, no statistics):\n%s", out)
+	}
+	if ourErr != nil && !strings.Contains(ourErr.Error(), "give --mysql-ignore-errors=1213,1020,1205,9007 (mysql_ignore_errors= in a plan)") {
+		t.Errorf("the stopping error does not say how to go on: %v", ourErr)
+	}
+	if stopped == nil || stopped.StopError == nil || stopped.StopError.Code != "9007" || stopped.StopError.Kind != "COMMIT" || stopped.Counts.Errors != 0 {
+		t.Errorf("the stopping error is not recorded: %+v", stopped)
 	}
 	out, err = theirs("--mysql-ignore-errors=9007")
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // matrixRun runs testdata/plans/matrix.star: two versions (b through a
@@ -345,7 +346,12 @@ func TestCompareGateRefusesAFailedRun(t *testing.T) {
 	expect(t, r, 3, "warning: the run in "+bad+" failed: ", "warning: step 3 of "+bad+" failed: ", " !  ",
 		"incomplete: step 3 of "+bad+" failed", "tps<-50% cannot pass on it (--allow-incomplete out#2 gates on its figures anyway)")
 	expect(t, starbench(t, nil, "compare", good, bad, "--fail-if", "tps<-50%", "--allow-incomplete", bad), 0, "warning: step 3 of "+bad+" failed")
-	expect(t, starbench(t, nil, "report", bad), 0, " !  ", "!: the step did not run to its end", "warning: step 3 of "+bad+" failed")
+	expect(t, starbench(t, nil, "report", bad), 0, " !  ", "!: the step did not run to its end", "warning: step 3 of "+bad+" failed",
+		"0 (+1146 stopped it)")
+	if sum, err := results.ReadSummary(filepath.Join(bad, results.StepsDir, "3-reads-t1")); err != nil || sum.StopError == nil ||
+		sum.StopError.Code != "1146" || sum.Errors != 0 || sum.Events != 20 {
+		t.Errorf("the failed step's summary: %+v %v", sum, err)
+	}
 	expect(t, starbench(t, nil, "compare", good, good, "--fail-if", "tpmc<-5%"), 2,
 		"--fail-if 'tpmc<-5%': no compared step has tpmc, so the gate would pass without comparing anything (theirs: tps, qps, min, avg, p95, p99, max, retries)")
 	expect(t, starbench(t, nil, "compare", good, good, "--metric", "tpmc"), 2, "--metric tpmc: no compared step has it")

@@ -31,32 +31,35 @@ type Summary struct {
 	// Format is the results format version the summary was written in
 	// (FormatVersion; 0 before version 5 recorded it): it says how to read
 	// the step's folder.
-	Format       int               `json:"format,omitempty"`
-	Workload     Meta              `json:"workload"`
-	Tags         map[string]string `json:"tags,omitempty"`
-	Options      map[string]any    `json:"options,omitempty"`
-	Target       string            `json:"target,omitempty"`
-	Seed         int64             `json:"seed"`
-	Started      time.Time         `json:"started"`
-	Threads      int               `json:"threads"`
-	Seconds      float64           `json:"seconds"`
-	Stopped      string            `json:"stopped"`
-	Status       string            `json:"status"` // completed, interrupted, failed
-	Error        string            `json:"error,omitempty"`
-	Events       int64             `json:"events"`
-	Queries      int64             `json:"queries"`
-	Reads        int64             `json:"reads"`
-	Writes       int64             `json:"writes"`
-	Others       int64             `json:"others"`
-	Errors       int64             `json:"errors"`
-	ErrorsByCode map[string]int64  `json:"errors_by_code"`
-	Reconnects   int64             `json:"reconnects"`
-	TPS          float64           `json:"tps"`
-	QPS          float64           `json:"qps"`
-	Latency      LatencySummary    `json:"latency"`
-	Percentile   float64           `json:"percentile,omitempty"` // the one the text report shows
-	Fairness     Fairness          `json:"fairness"`
-	ErrorsByKind map[string]int64  `json:"errors_by_kind,omitempty"`
+	Format   int               `json:"format,omitempty"`
+	Workload Meta              `json:"workload"`
+	Tags     map[string]string `json:"tags,omitempty"`
+	Options  map[string]any    `json:"options,omitempty"`
+	Target   string            `json:"target,omitempty"`
+	Seed     int64             `json:"seed"`
+	Started  time.Time         `json:"started"`
+	Threads  int               `json:"threads"`
+	Seconds  float64           `json:"seconds"`
+	Stopped  string            `json:"stopped"`
+	Status   string            `json:"status"` // completed, interrupted, failed
+	Error    string            `json:"error,omitempty"`
+	Events   int64             `json:"events"`
+	Queries  int64             `json:"queries"`
+	Reads    int64             `json:"reads"`
+	Writes   int64             `json:"writes"`
+	Others   int64             `json:"others"`
+	Errors   int64             `json:"errors"` // ignored: each rolled back and retried
+	// StopError is the server error that stopped the step (one not
+	// ignored), counted apart from Errors; nil when none did.
+	StopError    *StopError       `json:"stop_error,omitempty"`
+	ErrorsByCode map[string]int64 `json:"errors_by_code"`
+	Reconnects   int64            `json:"reconnects"`
+	TPS          float64          `json:"tps"`
+	QPS          float64          `json:"qps"`
+	Latency      LatencySummary   `json:"latency"`
+	Percentile   float64          `json:"percentile,omitempty"` // the one the text report shows
+	Fairness     Fairness         `json:"fairness"`
+	ErrorsByKind map[string]int64 `json:"errors_by_kind,omitempty"`
 	// Under a rate (open loop): Latency is the response time from each
 	// event's intended start; Service is from its actual start.
 	Rate           float64         `json:"rate,omitempty"`
@@ -528,4 +531,16 @@ func intervalOf(col map[string]int, rec []string) Interval {
 		P50: get("lat_p50_ms"), P95: get("lat_p95_ms"), P99: get("lat_p99_ms"), Max: get("lat_max_ms"),
 		Stage: int(get("stage")), Target: get("target"),
 	}
+}
+
+// StopError is a server error that stopped a benchmark step: the thread
+// that met it, the MySQL error code, the statement's kind (SELECT,
+// COMMIT, ...), the message, and how to ignore it instead (the family's
+// flag or argument), when the family says.
+type StopError struct {
+	Thread  int    `json:"thread"`
+	Code    string `json:"code"`
+	Kind    string `json:"kind,omitempty"`
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
 }
