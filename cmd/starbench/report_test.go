@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/csv"
 	"encoding/json"
 	"os"
@@ -386,5 +388,23 @@ func TestResultsFilesFollowTheUmask(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// starbench version and every manifest name the build: the commit when
+// Go stamped one, and always the binary's sha256 (a run by another build
+// is told apart even when both say "dev").
+func TestVersionAndManifestRecordTheBuild(t *testing.T) {
+	data, err := os.ReadFile(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	want := hex.EncodeToString(sum[:])
+	expect(t, starbench(t, nil, "version"), 0, "starbench ", "commit:  ", "binary:  sha256 "+want)
+	out := outDir(t)
+	expect(t, starbench(t, nil, "run", "testdata/plans/connect_only.star", "--out", out), 0, "(completed)")
+	if m := readManifest(t, out); m.Tool.BinarySHA256 != want || m.Tool.GoVersion == "" {
+		t.Errorf("manifest tool %+v, want the binary's sha256 %s", m.Tool, want)
 	}
 }

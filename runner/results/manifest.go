@@ -6,12 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -68,12 +71,50 @@ type ToolInfo struct {
 	Name      string `json:"name"`
 	Version   string `json:"version"`
 	GoVersion string `json:"go_version"`
+	// Revision is the VCS commit the binary was built from and Modified
+	// says its work tree had changes (Go's build stamp: absent from a
+	// `go run` or -buildvcs=false build).
+	Revision string `json:"revision,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+	// BinarySHA256 is the sha256 of the executable that ran: two runs by
+	// the same build have the same.
+	BinarySHA256 string `json:"binary_sha256,omitempty"`
 }
 
 // Tool is this starbench build, of version, as manifests record it.
 func Tool(version string) ToolInfo {
-	return ToolInfo{Name: ToolName, Version: version, GoVersion: runtime.Version()}
+	b := ThisBuild()
+	b.Version = version
+	return b
 }
+
+var thisBuild = sync.OnceValue(func() ToolInfo {
+	t := ToolInfo{Name: ToolName, GoVersion: runtime.Version()}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				t.Revision = s.Value
+			case "vcs.modified":
+				t.Modified = s.Value == "true"
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		if f, err := os.Open(exe); err == nil {
+			h := sha256.New()
+			if _, err := io.Copy(h, f); err == nil {
+				t.BinarySHA256 = hex.EncodeToString(h.Sum(nil))
+			}
+			f.Close()
+		}
+	}
+	return t
+})
+
+// ThisBuild is what is known of the running binary (Version empty): its
+// Go version, VCS revision and sha256, read once.
+func ThisBuild() ToolInfo { return thisBuild() }
 
 // SourceFile is a plan file or a module it loaded, with its copy in the
 // results folder.
