@@ -21,7 +21,6 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/builtins/db/targets"
-	"github.com/starbench/starbench/internal/sqltext"
 	"github.com/starbench/starbench/runner"
 	"github.com/starbench/starbench/runner/results"
 )
@@ -313,27 +312,12 @@ func SegmentSuffix(seg bench.Segment) string {
 // to report. what names the family in messages.
 func (e *Env) CreateUnknownDatabase(ctx context.Context, what string, ep *Endpoints) error {
 	for _, cfg := range ep.Configs {
-		if cfg.DBName == "" {
-			continue
-		}
-		probe, err := db.Open(ctx, cfg)
-		if err == nil {
-			probe.Close()
-			continue
-		}
-		if code, ok := db.ErrorCode(err); !ok || code != 1049 {
-			continue
-		}
-		admin := cfg.Clone()
-		admin.DBName = ""
-		c, err := db.Open(ctx, admin)
+		created, err := db.CreateDatabaseIfUnknown(ctx, cfg)
 		if err != nil {
-			return fmt.Errorf("%s: connect to %s to create database %s: %w", what, db.Endpoint(cfg), cfg.DBName, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		_, err = c.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+sqltext.QuoteIdent(cfg.DBName))
-		c.Close()
-		if err != nil {
-			return fmt.Errorf("%s: create database %s on %s: %w", what, cfg.DBName, db.Endpoint(cfg), err)
+		if !created {
+			continue
 		}
 		fmt.Fprintf(e.Stderr, "note: database %s did not exist on %s; created it, as go-tpc does for its -D\n", cfg.DBName, cfg.Addr)
 	}

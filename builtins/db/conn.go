@@ -507,3 +507,33 @@ func decodeValue(typeName string, v any) (any, error) {
 	}
 	return fmt.Sprint(v), nil
 }
+
+// CreateDatabaseIfUnknown creates cfg's database when the server answers
+// that it is unknown (error 1049): it connects without a database and runs
+// CREATE DATABASE IF NOT EXISTS. It reports whether it created it; a
+// server that refuses for another reason is left to the caller's own
+// connection to report (false, nil).
+func CreateDatabaseIfUnknown(ctx context.Context, cfg *mysql.Config) (bool, error) {
+	if cfg.DBName == "" {
+		return false, nil
+	}
+	probe, err := Open(ctx, cfg)
+	if err == nil {
+		probe.Close()
+		return false, nil
+	}
+	if code, ok := ErrorCode(err); !ok || code != 1049 {
+		return false, nil
+	}
+	admin := cfg.Clone()
+	admin.DBName = ""
+	c, err := Open(ctx, admin)
+	if err != nil {
+		return false, fmt.Errorf("connect to %s to create database %s: %w", Endpoint(cfg), cfg.DBName, err)
+	}
+	defer c.Close()
+	if _, err := c.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+sqltext.QuoteIdent(cfg.DBName)); err != nil {
+		return false, fmt.Errorf("create database %s on %s: %w", cfg.DBName, Endpoint(cfg), err)
+	}
+	return true, nil
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner/results"
 )
@@ -407,4 +409,27 @@ func TestVersionAndManifestRecordTheBuild(t *testing.T) {
 	if m := readManifest(t, out); m.Tool.BinarySHA256 != want || m.Tool.GoVersion == "" {
 		t.Errorf("manifest tool %+v, want the binary's sha256 %s", m.Tool, want)
 	}
+}
+
+// db.connect names a database the server does not know: without create it
+// fails saying how to go on; with create=True it creates that database
+// (only it) and says so.
+func TestConnectCreatesTheDatabaseItNames(t *testing.T) {
+	m := sandboxtest.Shared(t)
+	name := fmt.Sprintf("sb_new_%d", time.Now().UnixNano())
+	cfg := m.Config()
+	cfg.DBName = name
+	plan := filepath.Join(t.TempDir(), "create.star")
+	os.WriteFile(plan, []byte("params(create = False)\n\ndef main(p):\n    conn = db.connect(create = p.create)\n"+
+		"    print(\"in %s\" % conn.query(\"SELECT DATABASE() AS d\")[0].d)\n"), 0o644)
+	expect(t, starbench(t, nil, "run", plan, "--out", outDir(t), "--target", cfg.FormatDSN()), 1,
+		"Unknown database '"+name+"'", "create it with CREATE DATABASE `"+name+"`, or connect with db.connect(..., create=True)")
+	r := starbench(t, nil, "run", plan, "--out", outDir(t), "--target", cfg.FormatDSN(), "-p", "create=true")
+	expect(t, r, 0, "db.connect: database "+name+" did not exist on ", "created it (create=True)", "in "+name)
+	admin, err := db.Open(context.Background(), m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	admin.Exec(context.Background(), "DROP DATABASE `"+name+"`")
 }

@@ -87,7 +87,8 @@ func (c *Conn) AttrNames() []string {
 func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var dsn starlark.Value = starlark.None
 	var database starlark.Value = starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dsn?", &dsn, "database?", &database); err != nil {
+	create := false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dsn?", &dsn, "database?", &database, "create?", &create); err != nil {
 		return nil, err
 	}
 	dbName, _ := starlark.AsString(database)
@@ -101,7 +102,13 @@ func connect(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	cc := newConnectCall(thread, b.Name(), rts, endpointDisplays(thread, rts), database, dbName)
-	info := runner.StepInfo{Builtin: "db.connect", Args: cc.spec, Text: "connect " + cc.display}
+	cc.create = create
+	text := "connect " + cc.display
+	if create {
+		cc.spec["create"] = true
+		text += " (creating its database if it is unknown)"
+	}
+	info := runner.StepInfo{Builtin: "db.connect", Args: cc.spec, Text: text}
 	return runner.HostOf(thread).Step(info, runner.Action{
 		Run:         cc.open,
 		Placeholder: cc.placeholder,
@@ -144,6 +151,7 @@ type connectCall struct {
 	database starlark.Value     // as given: None keeps each target's own
 	dbName   string             // database as a string ("" when None)
 	spec     map[string]any     // the handle's spec in the manifest
+	create   bool               // create=True: an unknown database is created
 	c        *Conn
 }
 
@@ -192,7 +200,22 @@ func (cc *connectCall) open(s *runner.Step) (runner.Outcome, error) {
 	if err != nil {
 		return runner.Outcome{}, err
 	}
+	if cc.create {
+		for _, cfg := range cfgs {
+			created, err := db.CreateDatabaseIfUnknown(s.Context(), cfg)
+			if err != nil {
+				return runner.Outcome{}, fmt.Errorf("%s: create=True: %w", cc.name, err)
+			}
+			if created {
+				fmt.Fprintf(runner.HostOf(cc.thread).Out().Writer(), "db.connect: database %s did not exist on %s; created it (create=True)\n", cfg.DBName, db.Endpoint(cfg))
+			}
+		}
+	}
 	conn, err := db.Open(s.Context(), cfgs[0])
+	if code, ok := db.ErrorCode(err); ok && code == 1049 {
+		return runner.Outcome{}, fmt.Errorf("%s: target %s: %w (create it with CREATE DATABASE %s, or connect with db.connect(..., create=True), which creates it)",
+			cc.name, describeTarget(cc.rt, cc.displays[0]), err, sqltext.QuoteIdent(cfgs[0].DBName))
+	}
 	if err != nil {
 		return runner.Outcome{}, fmt.Errorf("%s: target %s: %w", cc.name, describeTarget(cc.rt, cc.displays[0]), err)
 	}

@@ -28,13 +28,15 @@ var Doc = runner.ModuleDoc{
 	Summary: "SQL connections to MySQL-protocol servers. Every call that talks to a server is a step in the journal; " +
 		"in dry-run mode nothing connects and calls return placeholders.",
 	Funcs: []runner.FuncDoc{
-		{Name: "db.connect", Signature: "db.connect(dsn=None, database=None)",
+		{Name: "db.connect", Signature: "db.connect(dsn=None, database=None, create=False)",
 			Doc: "Opens a connection handle. dsn is a target name given with --target name=SPEC, a DSN, or a list of them: " +
 				"several endpoints of one cluster, whose workloads spread their connections round-robin over all (the handle's " +
 				"own statements use the first). A single dsn is a target name, a DSN " +
 				"(user:pw@tcp(host:port)/db or mysql://user:pw@host:port/db), \"embedded\", \"sandbox:mariadb\" or \"sandbox:tidb\". " +
 				"None means the default target: --target SPEC, else the only named target, else the embedded server. " +
-				"database overrides the DSN's database. The first connection to a target records its server version and " +
+				"database overrides the DSN's database. A database the server does not know (error 1049) fails the step, " +
+				"saying so; create=True creates it first (CREATE DATABASE IF NOT EXISTS on each endpoint, printed), as the TiDB " +
+				"cluster handle's connect(create=True) and go-tpc's -D do. The first connection to a target records its server version and " +
 				"SHOW GLOBAL VARIABLES in manifest.json. A password written literally in the plan is warned about. " +
 				"The handle keeps its session: its current database (the DSN's or database=, then each USE it runs) and its " +
 				"session settings (each SET of a session or user variable, NAMES or CHARACTER SET, in order). Every connection " +
