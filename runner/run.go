@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -658,6 +659,16 @@ func (r *Run) planSource() (name string, data []byte, recorded map[string][]byte
 		rec = r.opts.Rerun
 	}
 	if rec == nil {
+		if rest, ok := strings.CutPrefix(r.opts.PlanFile, StdlibPrefix); ok { // a plan of the standard library
+			name = StdlibPrefix + path.Clean(rest)
+			if r.opts.Stdlib == nil {
+				return "", nil, nil, &PlanError{Err: fmt.Errorf("cannot read plan %s: no standard library is available", name)}
+			}
+			if data, err = fs.ReadFile(r.opts.Stdlib, path.Clean(rest)); err != nil {
+				return "", nil, nil, &PlanError{Err: fmt.Errorf("cannot read plan %s: no such file in the standard library (starbench doc lists it)", name)}
+			}
+			return name, data, nil, nil
+		}
 		name = filepath.Clean(r.opts.PlanFile)
 		data, err = os.ReadFile(name)
 		if err != nil {

@@ -168,3 +168,12 @@ func TestInsertHotspotMixPlan(t *testing.T) {
 		t.Errorf("%d tables left in sbtest after a run without keep", n)
 	}
 }
+
+// The standard library's YCSB workloads run from the command line by
+// their @stdlib// name (the "//" kept), a workload a global of the module.
+func TestMixRunsYCSBFromTheStandardLibrary(t *testing.T) {
+	out := outDir(t)
+	r := starbench(t, nil, "mix", "@stdlib//ycsb.star", "--mix", "b", "--time", "0", "--events", "200", "--out", out, "run")
+	expect(t, r, 0, "read ", "update ", "results: "+out+" (completed)")
+	expect(t, starbench(t, nil, "mix", "@stdlib//nope.star", "--mix", "b", "run"), 2, "cannot read plan @stdlib//nope.star: no such file in the standard library")
+}
