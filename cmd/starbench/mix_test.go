@@ -177,3 +177,11 @@ func TestMixRunsYCSBFromTheStandardLibrary(t *testing.T) {
 	expect(t, r, 0, "read ", "update ", "results: "+out+" (completed)")
 	expect(t, starbench(t, nil, "mix", "@stdlib//nope.star", "--mix", "b", "run"), 2, "cannot read plan @stdlib//nope.star: no such file in the standard library")
 }
+
+// A mix declared wrongly is a bad plan: exit 2, as the README says, with
+// the plan's line.
+func TestMixDeclarationErrorsExit2(t *testing.T) {
+	expect(t, starbench(t, nil, "run", "testdata/mix/error_table.star", "--out", outDir(t)), 2,
+		"error_table.star:6:15", "mix.define: shop: transaction buy: statement 1: names table customers")
+	expect(t, starbench(t, nil, "run", "testdata/mix/error_weight.star", "--dry-run"), 2, "mix.txn: weight must be positive, got 0")
+}

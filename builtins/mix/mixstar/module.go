@@ -46,27 +46,40 @@ func mixOf(v starlark.Value) (any, error) {
 // declarations are the module's own members: the builtins that declare a
 // mix.
 var declarations = starlark.StringDict{
-	"define":    starlark.NewBuiltin("mix.define", define),
-	"txn":       starlark.NewBuiltin("mix.txn", txn),
-	"stmt":      starlark.NewBuiltin("mix.stmt", stmt),
-	"rows":      starlark.NewBuiltin("mix.rows", rows),
-	"uniform":   starlark.NewBuiltin("mix.uniform", uniform),
-	"gaussian":  starlark.NewBuiltin("mix.gaussian", gaussian),
-	"special":   starlark.NewBuiltin("mix.special", special),
-	"pareto":    starlark.NewBuiltin("mix.pareto", pareto),
-	"zipfian":   starlark.NewBuiltin("mix.zipfian", zipfian),
-	"latest":    starlark.NewBuiltin("mix.latest", latest),
-	"sequence":  starlark.NewBuiltin("mix.sequence", sequence),
-	"unique_id": starlark.NewBuiltin("mix.unique_id", uniqueID),
-	"string":    starlark.NewBuiltin("mix.string", randomString),
-	"pattern":   starlark.NewBuiltin("mix.pattern", pattern),
-	"choice":    starlark.NewBuiltin("mix.choice", choice),
-	"timestamp": starlark.NewBuiltin("mix.timestamp", timestamp),
-	"now":       starlark.NewBuiltin("mix.now", now),
-	"ref":       starlark.NewBuiltin("mix.ref", ref),
-	"same":      starlark.NewBuiltin("mix.same", same),
-	"key":       starlark.NewBuiltin("mix.key", key),
-	"either":    starlark.NewBuiltin("mix.either", either),
+	"define":    declaration("mix.define", define),
+	"txn":       declaration("mix.txn", txn),
+	"stmt":      declaration("mix.stmt", stmt),
+	"rows":      declaration("mix.rows", rows),
+	"uniform":   declaration("mix.uniform", uniform),
+	"gaussian":  declaration("mix.gaussian", gaussian),
+	"special":   declaration("mix.special", special),
+	"pareto":    declaration("mix.pareto", pareto),
+	"zipfian":   declaration("mix.zipfian", zipfian),
+	"latest":    declaration("mix.latest", latest),
+	"sequence":  declaration("mix.sequence", sequence),
+	"unique_id": declaration("mix.unique_id", uniqueID),
+	"string":    declaration("mix.string", randomString),
+	"pattern":   declaration("mix.pattern", pattern),
+	"choice":    declaration("mix.choice", choice),
+	"timestamp": declaration("mix.timestamp", timestamp),
+	"now":       declaration("mix.now", now),
+	"ref":       declaration("mix.ref", ref),
+	"same":      declaration("mix.same", same),
+	"key":       declaration("mix.key", key),
+	"either":    declaration("mix.either", either),
+}
+
+// declaration makes a declaring builtin whose errors are the plan's
+// (runner.PlanError: exit code 2, as a syntax error): a mix declared
+// wrongly is a bad plan, not a failed run.
+func declaration(name string, fn func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		v, err := fn(thread, b, args, kwargs)
+		if err != nil {
+			return nil, &runner.PlanError{Err: err}
+		}
+		return v, nil
+	})
 }
 
 // GenValue is a generator as a plan holds it.
