@@ -144,8 +144,8 @@ func verifyLoaded(ctx context.Context, conn bench.Connector, layout Layout, ware
 		return nil, fmt.Errorf("count the warehouses: %w", err)
 	}
 	if count, maxID := row[0], row[1]; count < int64(warehouses) || maxID < int64(warehouses) {
-		return nil, &NotLoadedError{fmt.Sprintf("the database holds %d warehouses (up to w_id %d), the run was told of %d: prepare %d, or run with warehouses=%d",
-			count, maxID, warehouses, warehouses, count)}
+		return nil, &NotLoadedError{fmt.Sprintf("the database holds %d warehouses (up to w_id %d), the run was told of %d: prepare %d, or run with %d (--warehouses %d on the command line, warehouses=%d in a plan)",
+			count, maxID, warehouses, warehouses, count, count, count)}
 	}
 	if layout != BenchmarkSQLLayout {
 		return nil, nil

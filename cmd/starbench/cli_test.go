@@ -372,7 +372,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 
 func TestDocAndVersion(t *testing.T) {
 	r := starbench(t, nil, "doc")
-	expect(t, r, 0, "params(name=default", "db.connect(dsn=None, database=None)", "conn.analyze(tables, parallel=1)")
+	expect(t, r, 0, "params(name=default", "db.connect(dsn=None, database=None, create=False)", "conn.analyze(tables, parallel=1)")
 	r = starbench(t, nil, "doc", "db", "--markdown")
 	expect(t, r, 0, "### `db`", "- `conn.query(sql, *args)`:")
 	if strings.Contains(r.stdout, "params(") {

@@ -405,3 +405,13 @@ func TestResumeReappliesServerState(t *testing.T) {
 		}
 	}
 }
+
+// rerun's help says what it takes of the recorded run, and lists no
+// dry-run flag.
+func TestRerunHelpSaysWhatItReuses(t *testing.T) {
+	r := starbench(t, nil, "rerun", "--help")
+	expect(t, r, 0, "the recorded run's seed is used", "the recorded run's -p values are used")
+	if strings.Contains(r.stdout, "drawn at random") || strings.Contains(r.stdout, "--verbose") {
+		t.Errorf("rerun --help:\n%s", r.stdout)
+	}
+}

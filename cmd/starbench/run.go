@@ -485,6 +485,10 @@ two folders with 'starbench compare DIR NEW'. A bundle made with --seed repeats 
 		},
 	}
 	f.register(cmd)
+	// rerun repeats the recorded seed and params and lists no steps.
+	cmd.Flags().Lookup("seed").Usage = "the recorded run's seed is used; a --seed that differs is refused"
+	cmd.Flags().Lookup("param").Usage = "the recorded run's -p values are used; give none, or exactly those"
+	_ = cmd.Flags().MarkHidden("verbose")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "results folder (must be new or empty; default results/<UTC time>-<plan name>/)")
 	return cmd
 }

@@ -129,7 +129,7 @@ func TestTPCCCommandLines(t *testing.T) {
 		{[]string{"-D", "tpcc", "--isolation", "3", "--time", "1s", "run"}, "--isolation must be 0"},
 		{[]string{"-D", "tpcc", "run"}, "run needs --time or --count"},
 		{[]string{"-D", "tpcc", "frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"-D", "tpcc", "--warehouses", "5", "--count", "10", "run"}, "the database holds 1 warehouses"},
+		{[]string{"-D", "tpcc", "--warehouses", "5", "--count", "10", "run"}, "the database holds 1 warehouses (up to w_id 1), the run was told of 5: prepare 5, or run with 1 (--warehouses 1 on the command line"},
 		{[]string{"-D", "tpcc", "--warehouses", "5", "check"}, "the database holds 1 of warehouses 1..5"},
 		{[]string{"-D", "empty", "--warehouses", "1", "--count", "10", "run"}, "the TPC-C tables are not there (prepare them first): missing empty.item"},
 		{[]string{"-D", "other", "--warehouses", "1", "check"}, "table other.warehouse is not go-tpc's layout"},
