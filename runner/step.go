@@ -231,7 +231,9 @@ func (s *Step) execute(run func(*Step) (Outcome, error), placeholder func(*Step)
 		if done != nil && replayFn != nil && !s.info.State {
 			return s.replayed(done, hash, replayFn)
 		}
-		again = done
+		if done != nil && s.info.State {
+			again = done
+		}
 	}
 	if r.opts.DryRun {
 		r.listStep(StepSummary{ID: s.id, Builtin: s.info.Builtin, Text: r.redact(s.info.Text), Detail: r.redact(s.info.Detail),

@@ -447,9 +447,13 @@ func (e *engine) halt(reason string) {
 	})
 }
 
-func (e *engine) fail(err error) {
+func (e *engine) fail(err error) { e.failWith(err, nil) }
+
+// failWith stops the run on its first error, keeping stop (the server
+// error that caused it, when it is one) as Result.StopError.
+func (e *engine) failWith(err error, stop *results.StopError) {
 	e.errOnce.Do(func() {
-		e.firstErr = err
+		e.firstErr, e.res.StopError = err, stop
 		e.halt("error")
 		e.cancel()
 	})
@@ -733,20 +737,15 @@ func (e *engine) afterError(wk *worker, err error, measuring bool, took time.Dur
 // stopOn stops the run on a server error that is not ignored, recording
 // it (Result.StopError) and saying how to ignore it when the family says.
 func (e *engine) stopOn(wk *worker, code uint16, err error) {
-	hint := ""
+	stop := &results.StopError{Thread: wk.id, Code: fmt.Sprint(code), Kind: errorKind(err), Message: err.Error()}
 	if e.opts.IgnoreHint != nil {
-		hint = e.opts.IgnoreHint(code)
+		stop.Hint = e.opts.IgnoreHint(code)
 	}
-	e.errOnce.Do(func() {
-		e.res.StopError = &results.StopError{Thread: wk.id, Code: fmt.Sprint(code), Kind: errorKind(err), Message: err.Error(), Hint: hint}
-		if hint != "" {
-			e.firstErr = fmt.Errorf("%w: thread %d: %w (%s)", ErrStopped, wk.id, err, hint)
-		} else {
-			e.firstErr = fmt.Errorf("%w: thread %d: %w", ErrStopped, wk.id, err)
-		}
-		e.halt("error")
-		e.cancel()
-	})
+	if stop.Hint != "" {
+		e.failWith(fmt.Errorf("%w: thread %d: %w (%s)", ErrStopped, wk.id, err, stop.Hint), stop)
+		return
+	}
+	e.failWith(fmt.Errorf("%w: thread %d: %w", ErrStopped, wk.id, err), stop)
 }
 
 // bind ties a worker's session to the run's context when it supports that:

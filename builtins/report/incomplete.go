@@ -17,7 +17,7 @@ import (
 type Incomplete struct {
 	Contender string `json:"contender,omitempty"`
 	Folder    string `json:"folder"`         // the run's results folder
-	Step      string `json:"step,omitempty"` // "": the run; else the step's id (or "the run's step" for a CLI run)
+	Step      string `json:"step,omitempty"` // "": the run; else the step's id ("(the run's only step)" for a CLI run)
 	Status    string `json:"status"`
 	Error     string `json:"error,omitempty"` // the error's last line
 	// Allowed: named by CompareOptions.AllowIncomplete, so compared and

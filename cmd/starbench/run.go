@@ -389,7 +389,7 @@ func recordedTargetsGiven(verb string, rec *runner.Recorded, given map[string]st
 	sort.Strings(names)
 	for _, name := range names {
 		t := rec.Manifest.Target(name)
-		if strings.ContainsAny(name, ":/@") || name == targets.KindEmbedded || t.Kind == targets.KindEmbedded {
+		if strings.ContainsAny(name, ":/@") || t.Kind == targets.KindEmbedded {
 			continue // written in the plan (its endpoint or spec), or the embedded server
 		}
 		if _, ok := given[name]; ok || (name == runner.DefaultTarget && len(given) == 1) {
@@ -399,8 +399,8 @@ func recordedTargetsGiven(verb string, rec *runner.Recorded, given map[string]st
 		switch t.Kind {
 		case targets.KindDSN:
 			spec = strings.Replace(t.DSN, ":***@", ":PASSWORD@", 1)
-		case "sandbox":
-			spec = "sandbox:" + t.Engine
+		case targets.KindSandbox:
+			spec = targets.KindSandbox + ":" + t.Engine
 		}
 		flag := "--target '" + spec + "'"
 		if name != runner.DefaultTarget {

@@ -28,16 +28,10 @@ func toolVersion() string {
 	if v == "" || v == "(devel)" {
 		v = "dev"
 	}
-	var rev, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = "+dirty"
-			}
-		}
+	rev, dirty := results.VCS()
+	modified := ""
+	if dirty {
+		modified = "+dirty"
 	}
 	if len(rev) > 12 {
 		rev = rev[:12]

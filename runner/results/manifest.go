@@ -90,16 +90,7 @@ func Tool(version string) ToolInfo {
 
 var thisBuild = sync.OnceValue(func() ToolInfo {
 	t := ToolInfo{Name: ToolName, GoVersion: runtime.Version()}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				t.Revision = s.Value
-			case "vcs.modified":
-				t.Modified = s.Value == "true"
-			}
-		}
-	}
+	t.Revision, t.Modified = VCS()
 	if exe, err := os.Executable(); err == nil {
 		if f, err := os.Open(exe); err == nil {
 			h := sha256.New()
@@ -111,6 +102,24 @@ var thisBuild = sync.OnceValue(func() ToolInfo {
 	}
 	return t
 })
+
+// VCS is the commit Go stamped into the binary and whether its work tree
+// had changes ("", false for a `go run` or -buildvcs=false build).
+func VCS() (revision string, modified bool) {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", false
+	}
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return revision, modified
+}
 
 // ThisBuild is what is known of the running binary (Version empty): its
 // Go version, VCS revision and sha256, read once.
