@@ -43,8 +43,11 @@ import (
 type Entry struct {
 	Module  *starlarkstruct.Module
 	Doc     runner.ModuleDoc
-	Command *cli.Command  // `starbench NAME ...`, for workload families
-	Family  family.Family // the family's Go value, for agents on client hosts
+	Command *cli.Command // `starbench NAME ...`, for workload families
+	// Peers are further commands of the family, each shaped like a peer
+	// tool's command line (`starbench ycsb ...` runs the mix family).
+	Peers  []*cli.Command
+	Family family.Family // the family's Go value, for agents on client hosts
 }
 
 // Modules is every predeclared module, in the order `starbench doc` lists them.
@@ -52,7 +55,7 @@ var Modules = []Entry{
 	{Module: dbstar.Module, Doc: dbstar.Doc},
 	{Module: sysbenchstar.Module, Doc: sysbenchstar.Doc, Command: sysbenchstar.Command, Family: sysbench.Family{}},
 	{Module: tpccstar.Module, Doc: tpccstar.Doc, Command: tpccstar.Command, Family: tpcc.Family{}},
-	{Module: mixstar.Module, Doc: mixstar.Doc, Command: mixstar.Command, Family: mix.Family{}},
+	{Module: mixstar.Module, Doc: mixstar.Doc, Command: mixstar.Command, Peers: []*cli.Command{mixstar.YCSBCommand}, Family: mix.Family{}},
 	{Module: tpchstar.Module, Doc: tpchstar.Doc, Command: tpchstar.Command, Family: tpch.Family{}},
 	{Module: chstar.Module, Doc: chstar.Doc, Command: chstar.Command, Family: ch.Family{}},
 	{Module: benchstar.Module, Doc: benchstar.Doc},

@@ -23,6 +23,9 @@ import (
 //     call `conn.exec(` in the module's folder, so snippets name their
 //     handles after the receiver word the documentation uses.
 //
+// A member documented without parentheses (conn.dsn) is an attribute:
+// covered by reading it, `conn.dsn` not followed by a name's character.
+//
 // A call counts when it is code, not a comment line, and RECV is a whole
 // name (`myconn.exec(` does not count). Each module's folder must also be
 // run by some test (a _test.go file naming testdata/MODULE/*.star).
@@ -49,7 +52,11 @@ func TestEveryMemberHasASnippet(t *testing.T) {
 				t.Errorf("module %s documents %q, not RECV.MEMBER", name, f.Name)
 				continue
 			}
-			call := regexp.MustCompile(`(^|[^A-Za-z0-9_.])` + regexp.QuoteMeta(recv+"."+member+"("))
+			use := regexp.QuoteMeta(recv + "." + member + "(")
+			if !strings.Contains(f.Signature, "(") {
+				use = regexp.QuoteMeta(recv+"."+member) + `($|[^A-Za-z0-9_(])`
+			}
+			call := regexp.MustCompile(`(^|[^A-Za-z0-9_.])` + use)
 			var in []string
 			for file, src := range code {
 				if call.MatchString(src) {

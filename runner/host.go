@@ -74,6 +74,9 @@ type RunInfo interface {
 	// RecordTarget stores what a module knows of a target (server version,
 	// variables, topology) in the manifest under name.
 	RecordTarget(name string, info any) error
+	// RecordedTarget is what the manifest holds of a target: recorded by
+	// this run or by the run it resumes.
+	RecordedTarget(name string) results.Target
 	// RecordTelemetry adds sources the plan watches to the manifest.
 	RecordTelemetry(sources []results.TelemetrySource) error
 	// AddSecret registers a value (a password) that must never appear in
@@ -177,6 +180,16 @@ func (h *host) RecordTarget(name string, info any) error {
 		return err
 	}
 	return r.writeManifest()
+}
+
+func (h *host) RecordedTarget(name string) results.Target {
+	r := h.r
+	if r == nil {
+		return results.Target{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.manifest.Target(name)
 }
 
 func (h *host) RecordTelemetry(sources []results.TelemetrySource) error {

@@ -57,6 +57,10 @@ type Table struct {
 	// in a value escaped with a backslash, NULL as \N), as an SQL tuple
 	// "(1, 'x')" otherwise. It is called once a row, in order.
 	Row func(b []byte, text bool) []byte
+	// NewStatement, when set, is asked before each row of an INSERT load
+	// (after the first) whether that row must start a new statement, for
+	// servers that cannot take some rows together in one statement.
+	NewStatement func() bool
 }
 
 // Bounds of one statement: an INSERT is cut at about 1 MiB, a LOAD DATA
@@ -147,6 +151,12 @@ func loadData(ctx context.Context, ll bench.LocalLoader, t *Table, src *rowStrea
 func insertRows(ctx context.Context, s bench.Session, t *Table) error {
 	b := make([]byte, 0, insertBatchBytes+1024)
 	for i := int64(1); i <= t.Rows; i++ {
+		if len(b) > 0 && t.NewStatement != nil && t.NewStatement() {
+			if _, err := s.Exec(ctx, string(b)); err != nil {
+				return fmt.Errorf("load %s: %w", t.Name, err)
+			}
+			b = b[:0]
+		}
 		if len(b) == 0 {
 			b = append(b, t.Insert...)
 		} else {

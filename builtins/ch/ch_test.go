@@ -227,8 +227,8 @@ func checkCHAgreesWithGoTPC(t *testing.T, srv *chServer) {
 	if err != nil || strings.Join(dropped, ",") != "revenue1,supplier,region,nation" {
 		t.Errorf("cleanup: %v, %v", dropped, err)
 	}
-	if n := srv.value(t, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'sb'"); n != "9" {
-		t.Errorf("after cleanup sb holds %s tables, want TPC-C's 9", n)
+	if n := srv.value(t, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'sb'"); n != "10" {
+		t.Errorf("after cleanup sb holds %s tables, want TPC-C's 9 and starbench_tpcc_load", n)
 	}
 }
 

@@ -94,7 +94,7 @@ const (
 )
 
 func init() {
-	results.DeclareMetric(results.MetricSpec{Name: MetricQPH, HigherIsBetter: true, Additive: true, Unit: "/h",
+	results.DeclareMetric(results.MetricSpec{Name: MetricQPH, Headline: true, HigherIsBetter: true, Additive: true, Unit: "/h",
 		Help: "CH-benCHmark's analytical queries an hour"})
 }
 

@@ -40,6 +40,9 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 			err = fmt.Errorf("invalid DSN %s: %v (want user:password@tcp(host:port)/db or mysql://user:password@host:port/db)", RedactDSNText(dsn), err)
 		}
 	}
+	if err == nil && !networkName.MatchString(cfg.Net) {
+		err = fmt.Errorf("invalid DSN %s: network %q is not a name like tcp or unix", RedactDSNText(dsn), cfg.Net)
+	}
 	if err == nil && strings.HasPrefix(cfg.Net, "tcp") {
 		if aerr := checkHostPort(cfg.Addr); aerr != nil {
 			err = fmt.Errorf("invalid DSN %s: address %s: %v", RedactDSNText(dsn), cfg.Addr, aerr)
@@ -58,6 +61,11 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 	}
 	return cfg, nil
 }
+
+// networkName is what a DSN's network may be: tcp, unix or the name of a
+// dialer registered with the driver (not " tcp", which formats back
+// without its space).
+var networkName = regexp.MustCompile(`^[A-Za-z0-9_.+-]+$`)
 
 // checkHostPort refuses a TCP address that is not host:port with a port
 // of 1-65535 (the driver passes "]" on as "]:3306").

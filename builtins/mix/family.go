@@ -39,6 +39,12 @@ func (Family) Summary() string {
 		"except that a sequence or unique_id counts across all its uses."
 }
 
+// DefaultIgnoredErrors are the errors a mix's run counts and goes on
+// after unless told otherwise: sysbench 1.0.20's --mysql-ignore-errors
+// default (deadlock, record changed, lock wait timeout), which a
+// restated sysbench script must keep to do what sysbench does.
+var DefaultIgnoredErrors = []uint16{1213, 1020, 1205}
+
 func mixOption() family.Option {
 	return family.Option{Name: "mix", Kind: family.Value, Positional: true, Help: "a mix from mix.define"}
 }
@@ -54,7 +60,7 @@ func (Family) RunOptions() []family.Option {
 		{Name: "rate", Kind: family.Float, Default: 0.0, Role: family.Rate, Help: "transactions per second, open loop (0: closed loop)", Check: family.AtLeast(0)},
 		{Name: "warmup_time", Kind: family.Duration, Default: time.Duration(0), Help: "uncounted load before the measured time"},
 		{Name: "seed", Kind: family.Int, Default: int64(0), Role: family.Seed, Help: "the run's seed (0: the step's)"},
-		{Name: "ignore_errors", Kind: family.Codes, Default: []uint16{}, Help: "MySQL error codes counted and retried instead of stopping the run"},
+		{Name: "ignore_errors", Kind: family.Codes, Default: DefaultIgnoredErrors, Help: "MySQL error codes counted instead of stopping the run, the transaction rolled back and the event run again (default sysbench's: deadlock 1213, record changed 1020, lock wait timeout 1205; [] stops at every error)"},
 		{Name: "reconnect_timeout", Kind: family.Duration, Default: 30 * time.Second, Help: "how long a thread tries to reconnect"},
 		{Name: "percentile", Kind: family.Float, Default: 95.0, Help: "the report's percentile", Check: func(v any) error {
 			if p := v.(float64); p <= 0 || p >= 100 {
@@ -71,7 +77,9 @@ func (Family) RunOptions() []family.Option {
 func (Family) RunDoc() string {
 	return "Runs the mix with threads connections for time (or events transactions), printing sysbench's interval lines " +
 		"(report_interval=) and report with a table of the transactions, and writes steps/<id>-<mix>-t<threads>/. rate= " +
-		"(transactions/s) makes it open-loop. segment=\"i/n\" (with seed=, the same for every segment) runs the i-th of n " +
+		"(transactions/s) makes it open-loop. A server error in ignore_errors (by default sysbench's: deadlock 1213, record " +
+		"changed 1020, lock wait timeout 1205) is counted by code, its transaction rolled back and the event run again; any " +
+		"other stops the run (retry_on= of mix.txn retries within the transaction instead). segment=\"i/n\" (with seed=, the same for every segment) runs the i-th of n " +
 		"slices of the load, as --segment does: thread j of threads is segment j mod n + 1's with its stream, events and " +
 		"rate split alike, and the step folder is named ...-seg<i>of<n> for starbench merge. Returns a struct: every run builtin's fields (tps, qps, events, queries, reads, " +
 		"writes, others, errors, errors_by_code, errors_by_kind, reconnects, seconds, latency, threads, tags, dir, telemetry), late and " +

@@ -40,6 +40,16 @@ type PrepareOptions struct {
 // gives.
 type PrepareResult = family.Prepared
 
+// TablesExistError is a prepare refused because tables it would create
+// exist (if_exists="error").
+type TablesExistError struct {
+	Tables []string // schema.table
+}
+
+func (e *TablesExistError) Error() string {
+	return fmt.Sprintf("tables already exist: %s (drop them with cleanup, or prepare with if_exists=\"drop\" or \"reuse\")", strings.Join(e.Tables, ", "))
+}
+
 // Prepare creates the mix's tables in conn's database and loads them, in
 // slices of sliceRows rows spread over o.Threads sessions, through the
 // shared bulk loader (LOAD DATA LOCAL INFILE where the server takes it).
@@ -68,8 +78,7 @@ func (m *Mix) Prepare(ctx context.Context, conn bench.Connector, o PrepareOption
 	if len(existing) > 0 {
 		switch o.IfExists {
 		case "", IfExistsError:
-			return nil, fmt.Errorf("tables already exist: %s (drop them with cleanup, or prepare with if_exists=\"drop\" or \"reuse\")",
-				strings.Join(qualified(res.Schema, existing), ", "))
+			return nil, &TablesExistError{Tables: qualified(res.Schema, existing)}
 		case IfExistsReuse:
 			for _, t := range existing {
 				skip[t] = true

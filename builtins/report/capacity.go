@@ -183,3 +183,55 @@ func FiguresTable(benchmarks []*Benchmark) (Table, bool) {
 	}
 	return t, len(t.Rows) > 0
 }
+
+// HeadlineTable is the families' figures as columns, a row per step, the
+// figures the family leads with (tpmC, power, QphH: MetricSpec.Headline)
+// first and then tps and p95: the first table of a workload's section in
+// the HTML report, when some step has a headline figure.
+func HeadlineTable(benchmarks []*Benchmark) (Table, bool) {
+	names := map[string]bool{}
+	headline := false
+	for _, b := range benchmarks {
+		for name := range b.Summary.Metrics {
+			names[name] = true
+			if s, ok := results.LookupMetric(name); ok && s.Headline {
+				headline = true
+			}
+		}
+	}
+	if !headline {
+		return Table{}, false
+	}
+	lead := func(name string) bool { s, ok := results.LookupMetric(name); return ok && s.Headline }
+	columns := slices.SortedFunc(maps.Keys(names), func(a, b string) int {
+		if lead(a) != lead(b) {
+			if lead(a) {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	runs := map[*Run]bool{}
+	for _, b := range benchmarks {
+		runs[b.Run] = true
+	}
+	t := Table{Title: "the family's figures", Columns: append(append([]string{"step"}, columns...), "tps", "p95 ms")}
+	t.Numeric = make([]bool, len(t.Columns))
+	for i := 1; i < len(t.Columns); i++ {
+		t.Numeric[i] = true
+	}
+	for _, b := range benchmarks {
+		row := []string{stepLabel(b, len(runs))}
+		for _, name := range columns {
+			if v, ok := b.Summary.Metrics[name]; ok {
+				row = append(row, num(v))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		row = append(row, num(b.Summary.TPS), num(b.Value(MetricP95)))
+		t.Rows = append(t.Rows, row)
+	}
+	return t, true
+}

@@ -132,6 +132,9 @@ type Comparison struct {
 	// Resources are the resource figures beside the changed steps
 	// (addResources).
 	Resources []ResourceRow `json:"resources,omitempty"`
+	// Settings are the server settings that differ between the
+	// contenders, by step (addSettings).
+	Settings []SettingRow `json:"settings,omitempty"`
 	// Knees are each contender's knees of its thread sweeps, by KneeRule.
 	Knees    []Knee   `json:"knees,omitempty"`
 	KneeRule KneeRule `json:"-"`
@@ -174,6 +177,7 @@ func Compare(runs []*Run, opts CompareOptions) (*Comparison, error) {
 	c.missingSteps(opts.Thresholds)
 	c.incompleteRuns(runs, byContender, opts)
 	c.addResources()
+	c.addSettings()
 	c.KneeRule = ReportOptions{Knee: opts.Knee}.kneeRule()
 	for _, name := range c.Contenders {
 		for _, k := range Knees(byContender[name], c.KneeRule, c.By) {

@@ -79,11 +79,15 @@ func averageResources(bs []*Benchmark) map[string]float64 {
 	return sum
 }
 
-// Tables are the comparison's tables: Table, and when a changed step has
-// resource figures, ResourceTable.
+// Tables are the comparison's tables: Table; when a changed step has
+// resource figures, ResourceTable; when the contenders' settings differ,
+// SettingsTable.
 func (c *Comparison) Tables() []Table {
 	tables := []Table{c.Table()}
 	if t, ok := c.ResourceTable(); ok {
+		tables = append(tables, t)
+	}
+	if t, ok := c.SettingsTable(); ok {
 		tables = append(tables, t)
 	}
 	return tables

@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +37,42 @@ type page struct {
 type pageRun struct {
 	Name  string
 	Facts []fact
+	// Reports are the tables the plan wrote itself (report.table's
+	// NAME.html, .md and .csv in the folder), linked from the page.
+	Reports []pageLink
+}
+
+type pageLink struct{ Name, Href string }
+
+// planReports are the report files a plan wrote into its run's folder
+// (report.table's NAME.html, NAME.md, NAME.csv), by name; href is the
+// file's path from the folder when the page is the folder's own (one
+// run), else from where the report was asked for.
+func planReports(r *Run, own bool) []pageLink {
+	if r.Dir == "" {
+		return nil
+	}
+	var out []pageLink
+	pages, _ := filepath.Glob(filepath.Join(r.Dir, "*.html"))
+	sort.Strings(pages)
+	for _, page := range pages {
+		base := strings.TrimSuffix(filepath.Base(page), ".html")
+		if base+".html" == results.ReportHTML || base == "compare" {
+			continue
+		}
+		for _, ext := range []string{".html", ".md", ".csv"} {
+			name := base + ext
+			if _, err := os.Stat(filepath.Join(r.Dir, name)); err != nil {
+				continue
+			}
+			href := name
+			if !own {
+				href = filepath.Join(r.Dir, name)
+			}
+			out = append(out, pageLink{Name: name, Href: href})
+		}
+	}
+	return out
 }
 
 type fact struct{ Name, Value string }
@@ -67,7 +105,7 @@ func (o ReportOptions) WriteHTML(w io.Writer, runs []*Run) error {
 		p.Subtitle = runs[0].Dir
 	}
 	for _, r := range runs {
-		p.Runs = append(p.Runs, pageRun{Name: r.Name, Facts: facts(r)})
+		p.Runs = append(p.Runs, pageRun{Name: r.Name, Facts: facts(r), Reports: planReports(r, len(runs) == 1)})
 		p.Banners = append(p.Banners, r.Manifest.Banners...)
 	}
 	for _, inc := range IncompleteOf(runs) {
@@ -91,7 +129,12 @@ func (o ReportOptions) WriteHTML(w io.Writer, runs []*Run) error {
 				ofWorkload = append(ofWorkload, b)
 			}
 		}
-		for _, more := range []func([]*Benchmark) (Table, bool){KindsTable, FiguresTable, StagesTable} {
+		more := []func([]*Benchmark) (Table, bool){KindsTable, FiguresTable, StagesTable}
+		if t, ok := HeadlineTable(ofWorkload); ok {
+			sec.Tables = append([]Table{t}, sec.Tables...) // the family's own figures lead, and hold them all
+			more = []func([]*Benchmark) (Table, bool){KindsTable, StagesTable}
+		}
+		for _, more := range more {
 			if t, ok := more(ofWorkload); ok {
 				sec.Tables = append(sec.Tables, t)
 			}

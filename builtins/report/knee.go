@@ -87,7 +87,19 @@ type Knee struct {
 	Next          int     `json:"next,omitempty"`
 	TPSChange     float64 `json:"tps_change_pct,omitempty"`
 	LatencyChange float64 `json:"latency_change_pct,omitempty"`
+	// Unclaimed says why a level that meets the rule is not claimed as
+	// the knee: too few levels or repeats to tell a knee from noise.
+	Unclaimed string `json:"unclaimed,omitempty"`
 }
+
+// Evidence a knee needs: KneeMinLevels levels in the sweep and
+// KneeMinRepeats runs of each of the two levels it compares, whose
+// latency's 95% intervals do not overlap. With less, one noisy run is a
+// "knee".
+const (
+	KneeMinLevels  = 3
+	KneeMinRepeats = 2
+)
 
 // Describe says where the sweep's knee is, by rule.
 func (k Knee) Describe(rule KneeRule) string {
@@ -97,6 +109,10 @@ func (k Knee) Describe(rule KneeRule) string {
 	}
 	if k.Contender != "" {
 		name = k.Contender + ": " + name
+	}
+	if k.Unclaimed != "" {
+		return fmt.Sprintf("%s: no knee claimed: %s (a knee needs %d levels or more, %d runs or more of each level it compares, and a latency growth beyond their spread)",
+			name, k.Unclaimed, KneeMinLevels, KneeMinRepeats)
 	}
 	if k.Threads == 0 {
 		return fmt.Sprintf("%s: no knee up to %s (each level added %s%% of tps or more, or its %s grew %s%% or less)",
@@ -149,6 +165,17 @@ func Knees(benchmarks []*Benchmark, rule KneeRule, exclude ...string) []Knee {
 			}
 			tpsChange, latChange := (next-tps)/tps*100, (nextLat-lat)/lat*100
 			if tpsChange < rule.TPSGain && latChange > rule.LatencyGrowth {
+				runs, nextRuns := gs[i].Stats(MetricTPS).N, gs[i+1].Stats(MetricTPS).N
+				turn := fmt.Sprintf("%s to %d meets the rule", threadsText(gs[i].Key.Threads), gs[i+1].Key.Threads)
+				if len(gs) < KneeMinLevels || runs < KneeMinRepeats || nextRuns < KneeMinRepeats {
+					knee.Unclaimed = fmt.Sprintf("%s, from %d levels and %d and %d runs of the two", turn, len(gs), runs, nextRuns)
+					break
+				}
+				if from, to := gs[i].Stats(rule.Latency), gs[i+1].Stats(rule.Latency); to.CILow <= from.CIHigh {
+					knee.Unclaimed = fmt.Sprintf("%s, but its %s growth is within the runs' spread (95%% intervals %.2f-%.2f and %.2f-%.2f ms overlap)",
+						turn, rule.Latency, from.CILow, from.CIHigh, to.CILow, to.CIHigh)
+					break
+				}
 				knee.Threads, knee.Next, knee.TPSChange, knee.LatencyChange = gs[i].Key.Threads, gs[i+1].Key.Threads, tpsChange, latChange
 				break
 			}
@@ -168,11 +195,11 @@ func openLoop(g *Group) bool {
 	return false
 }
 
-// AnyKnee tells whether a sweep has a knee (the others still paid at
-// their highest level).
+// AnyKnee tells whether a sweep has a knee, claimed or not (the others
+// still paid at their highest level).
 func AnyKnee(knees []Knee) bool {
 	for _, k := range knees {
-		if k.Threads > 0 {
+		if k.Threads > 0 || k.Unclaimed != "" {
 			return true
 		}
 	}

@@ -18,13 +18,16 @@ func sweep(run *Run, v string, levels []int, tps, p95 []float64) []*Benchmark {
 	return out
 }
 
-// The seed reports' shape: tps stops growing at 600 threads while p95
-// climbs; the knee is the last level that paid.
+// The seed reports' shape, each level run twice: tps stops growing at 600
+// threads while p95 climbs; the knee is the last level that paid.
 func TestKneeOfAThreadSweep(t *testing.T) {
 	run := &Run{Name: "r"}
 	levels := []int{150, 300, 600, 900, 1200}
-	a := sweep(run, "a", levels, []float64{1000, 1900, 2500, 2550, 2500}, []float64{10, 12, 20, 30, 45})
-	b := sweep(run, "b", levels, []float64{1000, 2000, 3000, 3900, 4700}, []float64{10, 11, 12, 13, 14})
+	twice := func(v string, tps, p95 []float64) []*Benchmark {
+		return append(sweep(run, v, levels, tps, p95), sweep(run, v, levels, tps, p95)...)
+	}
+	a := twice("a", []float64{1000, 1900, 2500, 2550, 2500}, []float64{10, 12, 20, 30, 45})
+	b := twice("b", []float64{1000, 2000, 3000, 3900, 4700}, []float64{10, 11, 12, 13, 14})
 	knees := Knees(append(a, b...), DefaultKneeRule)
 	if len(knees) != 2 {
 		t.Fatalf("knees %+v", knees)
@@ -74,5 +77,36 @@ func TestParseKneeRule(t *testing.T) {
 	r, err := ParseKneeRule("tps < 3% , p99 > +40%")
 	if err != nil || r != (KneeRule{TPSGain: 3, Latency: MetricP99, LatencyGrowth: 40}) || r.String() != "tps<3%,p99>40%" {
 		t.Errorf("%+v %v", r, err)
+	}
+}
+
+// A knee is not claimed from too little: the same turn with each level run
+// once, from two levels, or from repeats whose latency spreads over the
+// growth is reported as unclaimed, saying why.
+func TestNoKneeFromTooFewLevelsOrRepeats(t *testing.T) {
+	run := &Run{Name: "r"}
+	once := sweep(run, "a", []int{150, 300, 600}, []float64{1000, 1900, 1910}, []float64{10, 12, 30})
+	two := sweep(run, "b", []int{1, 2}, []float64{1000, 1010}, []float64{10, 30})
+	two = append(two, sweep(run, "b", []int{1, 2}, []float64{1000, 1010}, []float64{10, 30})...)
+	// Three levels twice, the p95 of the second run far from the first's.
+	noisy := sweep(run, "c", []int{150, 300, 600}, []float64{1000, 1900, 1910}, []float64{10, 12, 30})
+	noisy = append(noisy, sweep(run, "c", []int{150, 300, 600}, []float64{1000, 1900, 1910}, []float64{10, 14, 10})...)
+	knees := Knees(append(append(once, two...), noisy...), DefaultKneeRule)
+	if len(knees) != 3 || knees[0].Threads != 0 || knees[1].Threads != 0 || knees[2].Threads != 0 {
+		t.Fatalf("knees claimed: %+v", knees)
+	}
+	if got := knees[0].Describe(DefaultKneeRule); !strings.Contains(got, "no knee claimed: 300 threads to 600 meets the rule, from 3 levels and 1 and 1 runs of the two") {
+		t.Errorf("one run a level: %q", got)
+	}
+	if got := knees[1].Describe(DefaultKneeRule); !strings.Contains(got, "no knee claimed: 1 thread to 2 meets the rule, from 2 levels and 2 and 2 runs") {
+		t.Errorf("two levels: %q", got)
+	}
+	if got := knees[2].Describe(DefaultKneeRule); !strings.Contains(got, "no knee claimed: 300 threads to 600 meets the rule, but its p95 growth is within the runs' spread") {
+		t.Errorf("noisy repeats: %q", got)
+	}
+	var buf bytes.Buffer
+	WriteKnees(&buf, knees, DefaultKneeRule, false)
+	if strings.Contains(buf.String(), "knee at") || !strings.Contains(buf.String(), "no knee claimed") {
+		t.Errorf("written:\n%s", buf.String())
 	}
 }

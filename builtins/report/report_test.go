@@ -338,3 +338,33 @@ func TestCompareRefusesAMetricNoStepHas(t *testing.T) {
 		t.Errorf("tpmc on steps that have it: %v", err)
 	}
 }
+
+// A TPC-C section of the HTML page leads with the family's own figures:
+// a table whose first figure column is tpmC, before the tps table, and
+// no second list of the same figures.
+func TestHTMLLeadsWithTheFamilysHeadline(t *testing.T) {
+	r := &Run{Name: "run", Dir: "res"}
+	for _, th := range []int{16, 32} {
+		b := bm(r, "tpcc", th, float64(th)*10, 50, nil)
+		b.Summary.Metrics = map[string]float64{"tpmC": float64(th) * 100, "tpmTotal": float64(th) * 220, "efficiency": 77}
+	}
+	table, ok := HeadlineTable(r.Benchmarks)
+	if !ok || strings.Join(table.Columns, ",") != "step,tpmC,efficiency,tpmTotal,tps,p95 ms" || len(table.Rows) != 2 || table.Rows[1][1] != "3200.00" {
+		t.Fatalf("headline table %+v (%v)", table, ok)
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, []*Run{r}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	head, tps := strings.Index(page, "<th>tpmC</th>"), strings.Index(page, "<th>qps</th>") // qps: the tps table alone has it
+	if head < 0 || tps < 0 || head > tps {
+		t.Errorf("tpmC's column at %d, the tps table at %d: tpmC must come first", head, tps)
+	}
+	if strings.Contains(page, "the families' figures") {
+		t.Errorf("the figures are listed twice")
+	}
+	if _, ok := HeadlineTable(bm(&Run{}, "oltp_read_write", 8, 100, 5, nil).Run.Benchmarks); ok {
+		t.Errorf("a sysbench step has a headline table")
+	}
+}

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -127,6 +129,7 @@ func stepTimeSeries(b *Benchmark, label string) *stepView {
 		v.Charts = append(v.Charts, chart("tps", "throughput", "transactions per second", tps))
 	}
 	v.Charts = append(v.Charts, chart("latency", "latency", "latency (ms)", p99, p95))
+	v.Charts = append(v.Charts, perMinuteCharts(b, end, finish)...)
 	if anyRow(lines, func(r results.Interval) bool { return r.QPS != r.TPS }) {
 		v.Charts = append(v.Charts, chart("qps", "queries", "queries per second", qps))
 	}
@@ -234,4 +237,39 @@ func stepLabel(b *Benchmark, runs int) string {
 		return parts[0] + " " + strings.Join(parts[1:], ", ")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// perMinuteCharts are, for each of the step's figures that count one kind
+// of event a minute (tpmC: New-Order, MetricSpec.PerMinuteOf), the figure
+// over time and that kind's latency over time, from its histograms in
+// latency.hlog. A log that cannot be read has no such charts here (the
+// step's tables still hold its figures).
+func perMinuteCharts(b *Benchmark, end float64, finish func(c *Chart, id, title string) *Chart) []*Chart {
+	if b.Dir == "" {
+		return nil
+	}
+	var out []*Chart
+	for _, name := range slices.Sorted(maps.Keys(b.Summary.Metrics)) {
+		spec, ok := results.LookupMetric(name)
+		if !ok || spec.PerMinuteOf == "" {
+			continue
+		}
+		points, err := results.ReadKindSeries(b.Dir, &b.Summary, spec.PerMinuteOf)
+		if err != nil || len(points) < 2 {
+			continue
+		}
+		x := make([]float64, len(points))
+		rate, p95, p99 := make([]float64, len(points)), make([]float64, len(points)), make([]float64, len(points))
+		for i, p := range points {
+			x[i], rate[i], p95[i], p99[i] = p.Time, p.PerMinute, p.P95, p.P99
+		}
+		out = append(out,
+			finish(lineChartTo(name, timeAxis, name+" ("+spec.Unit+")", nil,
+				[]SeriesData{{Name: name, Key: name, Values: rate, X: x, Width: 2}}, end), name, name),
+			finish(lineChartTo(spec.PerMinuteOf+" latency", timeAxis, "latency (ms)", nil, []SeriesData{
+				{Name: spec.PerMinuteOf + " p99", Key: "p99", Values: p99, X: x, Width: 2},
+				{Name: spec.PerMinuteOf + " p95", Key: "p95", Values: p95, X: x, Width: 2, Dashed: true},
+			}, end), spec.PerMinuteOf+"-latency", spec.PerMinuteOf+" latency"))
+	}
+	return out
 }

@@ -5,10 +5,13 @@ import (
 	"math"
 	"math/rand"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/starbench/starbench/runner/results"
 )
@@ -290,6 +293,49 @@ func TestCategoryLabelsDoNotCrowd(t *testing.T) {
 		if c.XVertical != tc.vertical || c.XVertical && c.Height < c.Plot.Y+c.Plot.H+widest+lineH ||
 			len(c.XTicks) == 0 || c.XTicks[0].Pos-widest/2 < c.Plot.X && !c.XVertical {
 			t.Errorf("%d categories: vertical %v, height %v, plot %+v, %d ticks", len(tc.cats), c.XVertical, c.Height, c.Plot, len(c.XTicks))
+		}
+	}
+}
+
+// A TPC-C step's page charts tpmC over time, read from its New-Order
+// histograms in latency.hlog (60 New-Orders in each 1 s interval: 3600 a
+// minute), and New-Order's latency; a step without tpmC has neither.
+func TestTpmCOverTime(t *testing.T) {
+	dir := t.TempDir()
+	sum := &results.Summary{Workload: results.Meta{Name: "tpcc", Version: "test"}, Started: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC),
+		Threads: 4, Seconds: 3, Stopped: "time", Status: results.StatusCompleted, Events: 300, TPS: 100, IntervalSeconds: 1,
+		Metrics: map[string]float64{"tpmC": 3600}}
+	var ivs []results.Interval
+	var lat []results.LatencyInterval
+	for i := range 3 {
+		all, newOrder := hdr.New(1, 3600e6, 3), hdr.New(1, 3600e6, 3)
+		all.RecordValues(2000, 100)
+		newOrder.RecordValues(int64(3000*(i+1)), 60)
+		start, end := time.Duration(i)*time.Second, time.Duration(i+1)*time.Second
+		lat = append(lat, results.LatencyInterval{Start: start, End: end, Histogram: all},
+			results.LatencyInterval{Start: start, End: end, Tag: results.KindTag("new_order"), Histogram: newOrder})
+		ivs = append(ivs, results.Interval{Time: float64(i + 1), Threads: 4, Events: 100, TPS: 100, QPS: 100, P95: 2, P99: 2})
+	}
+	if err := results.WriteStep(dir, results.Step{Summary: sum, Intervals: ivs, Latency: lat}); err != nil {
+		t.Fatal(err)
+	}
+	points, err := results.ReadKindSeries(dir, sum, "new_order")
+	if err != nil || len(points) != 3 || points[1].PerMinute != 3600 || math.Abs(points[2].P99-9) > 0.01 {
+		t.Fatalf("New-Order's series %+v (%v)", points, err)
+	}
+	b := &Benchmark{Dir: dir, Summary: *sum, Intervals: ivs}
+	v := stepTimeSeries(b, "step 1")
+	var titles []string
+	for _, c := range v.Charts {
+		titles = append(titles, c.Title)
+	}
+	if !slices.Contains(titles, "tpmC") || !slices.Contains(titles, "new_order latency") {
+		t.Errorf("charts %q: want tpmC and new_order latency", titles)
+	}
+	b.Summary.Metrics = nil
+	for _, c := range stepTimeSeries(b, "step 1").Charts {
+		if c.Title == "tpmC" {
+			t.Errorf("a step without tpmC charts it")
 		}
 	}
 }

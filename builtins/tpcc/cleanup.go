@@ -8,8 +8,8 @@ import (
 	"github.com/starbench/starbench/builtins/bench"
 )
 
-// Cleanup drops the layout's tables (go-tpc's nine, or BenchmarkSQL's ten)
-// from the database conn's sessions start in, each before the tables it
+// Cleanup drops the layout's tables (go-tpc's nine and starbench's
+// LoadRecord, or BenchmarkSQL's ten) from the database conn's sessions start in, each before the tables it
 // may reference (DropOrder), naming the database in every line it prints,
 // and returns the tables dropped.
 func Cleanup(ctx context.Context, conn bench.Connector, layout Layout, out io.Writer) ([]string, error) {
@@ -20,7 +20,11 @@ func Cleanup(ctx context.Context, conn bench.Connector, layout Layout, out io.Wr
 	defer s.Close()
 	schema := bench.SchemaOf(conn)
 	var dropped []string
-	for _, t := range layout.DropOrder() {
+	tables := layout.DropOrder()
+	if layout == GoTPCLayout {
+		tables = append(tables, LoadRecord)
+	}
+	for _, t := range tables {
 		t = layout.Table(t)
 		name := bench.Qualified(schema, t)
 		fmt.Fprintf(out, "Dropping table '%s'...\n", name)

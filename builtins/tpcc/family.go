@@ -344,7 +344,7 @@ func (Family) Prepare(ctx context.Context, conn bench.Connector, v family.Values
 		return nil, err
 	}
 	return &family.Prepared{Schema: res.Schema, Tables: res.Tables, Reused: res.Reused, Rows: res.Rows, TotalRows: res.TotalRows,
-		Seconds: res.Seconds, RowsPerS: res.RowsPerS, Fields: map[string]any{"load_time": res.LoadTime}}, nil
+		Seconds: res.Seconds, RowsPerS: res.RowsPerS, Fields: map[string]any{"load_time": res.LoadTime, "record": res.Record}}, nil
 }
 
 // PrepareDoc implements family.Preparer.
@@ -354,8 +354,11 @@ func (Family) PrepareDoc() string {
 		"LOCAL INFILE where the server takes it and multi-row INSERTs where it refuses. Tables that exist are an error " +
 		"naming them unless if_exists is \"drop\" or \"reuse\". parts HASH-partitions each table by warehouse. layout=\"benchmarksql\" " +
 		"creates BenchmarkSQL's tables instead (bmsql_warehouse, ..., bmsql_oorder, its columns and indexes, and bmsql_config " +
-		"with the warehouses and NURand constants), so BenchmarkSQL can run on them. Returns a " +
-		"struct: schema, tables, rows (by table), total_rows, seconds, rows_per_s, load_time."
+		"with the warehouses and NURand constants), so BenchmarkSQL can run on them; go-tpc's layout keeps the load's constants, " +
+		"seed and load time in starbench_tpcc_load, a table of starbench's own that go-tpc ignores, so that a run's C_LAST keeps " +
+		"clause 2.1.6.1's distance from the load's. Returns a " +
+		"struct: schema, tables, rows (by table), total_rows, seconds, rows_per_s, load_time, record (schema.table of the load's " +
+		"record, \"\" when none was written)."
 }
 
 // CleanupOptions implements family.Cleaner.
@@ -369,7 +372,7 @@ func (Family) Cleanup(ctx context.Context, conn bench.Connector, v family.Values
 
 // CleanupDoc implements family.Cleaner.
 func (Family) CleanupDoc() string {
-	return "Drops the nine tables (BenchmarkSQL's ten with layout=\"benchmarksql\") from conn's current database, naming each as " +
+	return "Drops the nine tables and starbench_tpcc_load (BenchmarkSQL's ten with layout=\"benchmarksql\") from conn's current database, naming each as " +
 		"schema.table; returns their names."
 }
 

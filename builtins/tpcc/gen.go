@@ -69,6 +69,9 @@ func (g *Generator) Slices(table string, warehouse, first, last int) (bulkload.T
 	next := 0
 	return bulkload.Table{
 		Name: table, Columns: columns, Insert: "INSERT INTO " + table + " " + columns + " VALUES", Rows: rows,
+		NewStatement: func() bool {
+			return cur.rows > 0 && cur.newStatement != nil && cur.newStatement()
+		},
 		Row: func(b []byte, text bool) []byte {
 			for cur.rows == 0 {
 				cur = parts[next]
@@ -135,6 +138,9 @@ func (g *Generator) WriteCSV(w io.Writer, table string, warehouse, first, last i
 type genSlice struct {
 	rows int64
 	row  func(b []byte, f rowFields) []byte
+	// newStatement, when set, reports before a row that it must not share
+	// an INSERT with the rows before it (bulkload.Table.NewStatement).
+	newStatement func() bool
 }
 
 // genTables are the nine tables' column lists and slices.
@@ -288,7 +294,7 @@ func (f rowFields) address(b []byte, r *Rand) []byte {
 func (g *Generator) itemSlice(_, s int) genSlice {
 	r := g.rand(Item, 0, s)
 	id := (s - 1) * genSliceItems
-	return genSlice{genSliceItems, func(b []byte, f rowFields) []byte {
+	return genSlice{rows: genSliceItems, row: func(b []byte, f rowFields) []byte {
 		id++
 		b = f.int(b, id)
 		b = f.int(b, r.Int(1, 10_000))
@@ -304,7 +310,7 @@ func (g *Generator) warehouseSlice(w, s int) genSlice {
 		return genSlice{}
 	}
 	r := g.rand(Warehouse, w, s)
-	return genSlice{1, func(b []byte, f rowFields) []byte {
+	return genSlice{rows: 1, row: func(b []byte, f rowFields) []byte {
 		b = f.int(b, w)
 		b = f.astr(b, r, 6, 10)
 		b = f.address(b, r)
@@ -316,7 +322,7 @@ func (g *Generator) warehouseSlice(w, s int) genSlice {
 // districtSlice is district s of warehouse w.
 func (g *Generator) districtSlice(w, s int) genSlice {
 	r := g.rand(District, w, s)
-	return genSlice{1, func(b []byte, f rowFields) []byte {
+	return genSlice{rows: 1, row: func(b []byte, f rowFields) []byte {
 		b = f.int(b, s)
 		b = f.int(b, w)
 		b = f.astr(b, r, 6, 10)
@@ -333,7 +339,7 @@ func (g *Generator) districtSlice(w, s int) genSlice {
 func (g *Generator) customerSlice(w, s int) genSlice {
 	r := g.rand(Customer, w, s)
 	c := 0
-	return genSlice{genCustomersPerDistrict, func(b []byte, f rowFields) []byte {
+	return genSlice{rows: genCustomersPerDistrict, row: func(b []byte, f rowFields) []byte {
 		c++
 		b = f.int(b, c)
 		b = f.int(b, s)
@@ -367,7 +373,7 @@ func (g *Generator) customerSlice(w, s int) genSlice {
 func (g *Generator) historySlice(w, s int) genSlice {
 	r := g.rand(History, w, s)
 	c := 0
-	return genSlice{genCustomersPerDistrict, func(b []byte, f rowFields) []byte {
+	return genSlice{rows: genCustomersPerDistrict, row: func(b []byte, f rowFields) []byte {
 		c++
 		b = f.int(b, c)
 		b = f.int(b, s)
@@ -417,7 +423,7 @@ func (g *Generator) orderPlan(w, s int) *genOrderPlan {
 func (g *Generator) ordersSlice(w, s int) genSlice {
 	p := g.orderPlan(w, s)
 	o := 0
-	return genSlice{genOrdersPerDistrict, func(b []byte, f rowFields) []byte {
+	return genSlice{rows: genOrdersPerDistrict, row: func(b []byte, f rowFields) []byte {
 		o++
 		b = f.int(b, o)
 		b = f.int(b, s)
@@ -437,7 +443,7 @@ func (g *Generator) ordersSlice(w, s int) genSlice {
 // newOrderSlice is the new orders of district s: its last 900 orders.
 func (g *Generator) newOrderSlice(w, s int) genSlice {
 	o := genFirstNewOrder - 1
-	return genSlice{genOrdersPerDistrict - genFirstNewOrder + 1, func(b []byte, f rowFields) []byte {
+	return genSlice{rows: genOrdersPerDistrict - genFirstNewOrder + 1, row: func(b []byte, f rowFields) []byte {
 		o++
 		b = f.int(b, o)
 		b = f.int(b, s)
@@ -452,7 +458,18 @@ func (g *Generator) orderLineSlice(w, s int) genSlice {
 	p := g.orderPlan(w, s)
 	r := g.rand(OrderLine, w, s)
 	o, n := 1, 0
-	return genSlice{p.total, func(b []byte, f rowFields) []byte {
+	// go-mysql-server (the embedded target) keys a statement's new rows by
+	// their primary key's values written one after the other, so order 3's
+	// line 11 and order 31's line 1 are one key to it ("1" "1" "3" "11" and
+	// "1" "1" "31" "1") and the INSERT fails on a duplicate. Orders 1-9,
+	// 10-99, 100-999 and 1000-3000 go in statements of their own: in each,
+	// the order numbers have one length and every key reads one way.
+	newStatement := func() bool {
+		next := o + 1
+		return n == int(p.lines[o-1]) && (next == 10 || next == 100 || next == 1000)
+	}
+	lines := genSlice{rows: p.total, newStatement: newStatement}
+	lines.row = func(b []byte, f rowFields) []byte {
 		if n++; n > int(p.lines[o-1]) {
 			o, n = o+1, 1
 		}
@@ -475,14 +492,15 @@ func (g *Generator) orderLineSlice(w, s int) genSlice {
 			b = f.sep(f.money(b, r.Int(1, 999_999)))
 		}
 		return f.q(genAString(f.q(b), r, 24, 24))
-	}}
+	}
+	return lines
 }
 
 // stockSlice is warehouse w's stock of items (s-1)*10,000+1..s*10,000.
 func (g *Generator) stockSlice(w, s int) genSlice {
 	r := g.rand(Stock, w, s)
 	i := (s - 1) * genSliceItems
-	return genSlice{genSliceItems, func(b []byte, f rowFields) []byte {
+	return genSlice{rows: genSliceItems, row: func(b []byte, f rowFields) []byte {
 		i++
 		b = f.int(b, i)
 		b = f.int(b, w)

@@ -46,6 +46,9 @@ type LoadResult struct {
 	LoadTime  string           `json:"load_time"` // the DATETIME written in the rows
 	Seconds   float64          `json:"seconds"`
 	RowsPerS  float64          `json:"rows_per_s"`
+	// Record is where the load's C constants were recorded (go-tpc's
+	// layout: LoadRecord, when the customers were loaded).
+	Record string `json:"record,omitempty"`
 }
 
 func (o *LoadOptions) check() error {
@@ -186,6 +189,15 @@ func Prepare(ctx context.Context, conn bench.Connector, o LoadOptions, out io.Wr
 	loader := &bulkload.Loader{Method: o.Method, Fallback: func(reason error) {
 		w.printf("Loading rows with INSERT: the server does not accept LOAD DATA LOCAL INFILE (%v)\n", reason)
 	}}
+	// The customers' last names follow the seed's C_LAST: a go-tpc-layout
+	// load of them records it (see LoadRecord), cleared first so that a
+	// load that fails keeps no older record.
+	record := o.Layout == GoTPCLayout && slices.Contains(created, Customer)
+	if record {
+		if err := clearLoadRecord(ctx, admin, res.Schema, w); err != nil {
+			return nil, err
+		}
+	}
 	jobs := loadJobs(o.Warehouses, skip)
 	gen := NewGenerator(o.Seed, o.LoadTime)
 	rows := make([]atomic.Int64, len(Tables)) // by position in Tables
@@ -222,6 +234,12 @@ func Prepare(ctx context.Context, conn bench.Connector, o LoadOptions, out io.Wr
 		n := rows[loadTableIndex(t)].Load()
 		res.Rows[o.Layout.Table(t)] = n
 		res.TotalRows += n
+	}
+	if record {
+		if err := writeLoadRecord(ctx, admin, o.Warehouses, o.Seed, o.LoadTime, gen.Constants()); err != nil {
+			return nil, fmt.Errorf("record the load's C constants in %s: %w", bench.Qualified(res.Schema, LoadRecord), err)
+		}
+		res.Record = bench.Qualified(res.Schema, LoadRecord)
 	}
 	res.Seconds = time.Since(start).Seconds()
 	if res.Seconds > 0 {
@@ -370,15 +388,21 @@ func (res *LoadResult) keepOrRefuse(ctx context.Context, s bench.Session, layout
 func existingLoadTables(ctx context.Context, s bench.Session, layout Layout) ([]string, error) {
 	var found []string
 	for _, t := range layout.Tables() {
-		n, err := s.Query(ctx, "SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '"+layout.Table(t)+"'")
+		there, err := tableExists(ctx, s, layout.Table(t))
 		if err != nil {
 			return nil, fmt.Errorf("look for existing tables: %w", err)
 		}
-		if n > 0 {
+		if there {
 			found = append(found, t)
 		}
 	}
 	return found, nil
+}
+
+// tableExists says whether the session's database has the table.
+func tableExists(ctx context.Context, s bench.Session, table string) (bool, error) {
+	n, err := s.Query(ctx, "SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = '"+table+"'")
+	return n > 0, err
 }
 
 func loadTableIndex(t string) int {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/starbench/starbench/builtins/bench"
 	"github.com/starbench/starbench/builtins/bulkload"
 	"github.com/starbench/starbench/builtins/db"
@@ -269,7 +270,7 @@ func TestPrepareIsAFunctionOfTheSeed(t *testing.T) {
 
 	var cleanup bytes.Buffer
 	dropped, err := tpcc.Cleanup(ctx, conn, tpcc.GoTPCLayout, &cleanup)
-	if err != nil || len(dropped) != 9 || !strings.HasPrefix(cleanup.String(), "Dropping table 'sbtest.new_order'...\nDropping table 'sbtest.order_line'...\n") {
+	if err != nil || len(dropped) != 10 || dropped[9] != tpcc.LoadRecord || !strings.HasPrefix(cleanup.String(), "Dropping table 'sbtest.new_order'...\nDropping table 'sbtest.order_line'...\n") {
 		t.Errorf("cleanup: %v, %v\n%s", dropped, err, cleanup.String())
 	}
 	if n := h.value("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sbtest'"); n != "0" {
@@ -379,6 +380,17 @@ func TestLoadAgreesWithGoTPC(t *testing.T) {
 				t.Errorf("%s:\nstarbench %s\ngo-tpc    %s", tab, ours, theirs)
 			}
 		}
+		// go-tpc's tables keep no C_LAST of their load: the run says it is
+		// not known. A record of starbench's older load beside them (as
+		// after go-tpc's cleanup and prepare on starbench's tables) is
+		// not taken for theirs.
+		gotpcConn := bench.NewSQLConnector(schemaConfig(m, "gotpc"), bench.PSAuto)
+		beginSays(t, gotpcConn, "the load's is not known (go-tpc's tables do not keep it: they were not loaded by starbench's prepare, which records it in gotpc.starbench_tpcc_load)")
+		h.exec("CREATE TABLE gotpc.starbench_tpcc_load AS SELECT * FROM sbtest.starbench_tpcc_load")
+		beginSays(t, gotpcConn, "the load's is not known (gotpc.starbench_tpcc_load is of an earlier load: the customers were loaded again since")
+		// starbench's own load is known by its record: the seed's C_LAST.
+		beginSays(t, conn, fmt.Sprintf("C_LAST: the load's %d (from sbtest.starbench_tpcc_load), the run's ", tpcc.NewConstants(1).CLast))
+
 		ours, theirs := h.rowCounts("sbtest"), h.rowCounts("gotpc")
 		for _, tab := range tpcc.Tables {
 			a, b := float64(ours[tab]), float64(theirs[tab])
@@ -397,6 +409,9 @@ func TestLoadAgreesWithGoTPC(t *testing.T) {
 			t.Skip("skipping go-tpc's check of the loaded warehouse in -short mode")
 		}
 		h.t = t
+		if got := h.value("SELECT COUNT(*) FROM sbtest.starbench_tpcc_load"); got != "6" {
+			t.Fatalf("starbench's load record holds %s rows, want 6: go-tpc's check would not be shown to pass beside it", got)
+		}
 		gotpctest.IndexForCheck(t, m, "sbtest")
 		got := gotpctest.Run(t, bin, m, "sbtest", "check", "--check-all", "--warehouses", "1")
 		// go-tpc reports a failed check in its output, with status 0.
@@ -409,4 +424,77 @@ func TestLoadAgreesWithGoTPC(t *testing.T) {
 			}
 		}
 	})
+}
+
+// schemaConfig is the server's connection configuration in another
+// database.
+func schemaConfig(m sandbox.Server, schema string) *mysql.Config {
+	cfg := m.Config().Clone()
+	cfg.DBName = schema
+	return cfg
+}
+
+// beginSays readies a one-warehouse run on conn and wants its C_LAST line
+// to hold want.
+func beginSays(t *testing.T, conn bench.Connector, want string) {
+	t.Helper()
+	wl, err := tpcc.NewWorkload(tpcc.WorkloadOptions{Warehouses: 1, Constants: tpcc.NewConstants(99)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	options := map[string]any{}
+	if err := wl.Begin(context.Background(), conn, 5, &out, options); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("the run begins with\n%s\nwant %q", out.String(), want)
+	}
+	if _, kept := options["c_last_load"]; kept == strings.Contains(want, "is not known") {
+		t.Errorf("options %v: c_last_load is kept only where it is known", options)
+	}
+}
+
+// The embedded go-mysql-server keys the rows one INSERT adds by their
+// primary key's values written one after another (ol_w_id, ol_d_id,
+// ol_o_id, ol_number), so order 3's line 11 and order 31's line 1 are one
+// key to it. The load cuts order_line's statements where the order numbers
+// grow a digit: no statement holds two rows that read alike, though the
+// rows of a district do.
+func TestOrderLineStatementsKeyOneWay(t *testing.T) {
+	g := tpcc.NewGenerator(5, time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC))
+	tab, err := g.Slices(tpcc.OrderLine, 3, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.NewStatement == nil {
+		t.Fatal("order_line's table does not cut its statements")
+	}
+	statement := map[string]bool{}
+	district := map[string]bool{}
+	statements, alike := 1, 0
+	for i := int64(0); i < tab.Rows; i++ {
+		if i > 0 && tab.NewStatement() {
+			statements++
+			statement = map[string]bool{}
+		}
+		f := strings.Split(string(tab.Row(nil, true)), "\t")
+		oID, dID, wID, number := f[0], f[1], f[2], f[3]
+		key := wID + dID + oID + number
+		if statement[key] {
+			t.Fatalf("statement %d holds two rows keyed %q (order %s line %s)", statements, key, oID, number)
+		}
+		if district[dID+"/"+key] {
+			alike++
+		}
+		statement[key], district[dID+"/"+key] = true, true
+	}
+	// Each district is cut before its orders 10, 100 and 1000; the next
+	// district goes on in its last statement (its keys begin otherwise).
+	if statements != 7 {
+		t.Errorf("%d statements, want 7 (three cuts a district)", statements)
+	}
+	if alike == 0 {
+		t.Error("no two rows of a district read alike: the test shows nothing")
+	}
 }

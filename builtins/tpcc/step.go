@@ -92,22 +92,29 @@ func (wl *Workload) Step(conn bench.Connector, o RunOptions) bench.Step {
 
 // Begin readies a run of the workload on conn: it checks that the tables
 // hold the warehouses (VerifyLoaded) and draws the run's C constants from
-// the load's and seed, printing them on w and keeping them in options
-// (c_last_load, c_last_run).
+// the load's (where the tables keep them: bmsql_config, or LoadRecord)
+// and the seed, printing them on w and keeping them in options
+// (c_last_load, only when known, and c_last_run).
 func (wl *Workload) Begin(ctx context.Context, conn bench.Connector, seed int64, w io.Writer, options map[string]any) error {
-	kept, err := verifyLoaded(ctx, conn, wl.opts.Layout, wl.opts.Warehouses)
+	lc, err := verifyLoaded(ctx, conn, wl.opts.Layout, wl.opts.Warehouses)
 	if err != nil {
 		return err
 	}
-	load, from := wl.opts.Constants, "the seed"
-	if kept != nil {
-		load, from = *kept, BenchmarkSQLConfig
+	load := wl.opts.Constants
+	if lc.Known {
+		load = lc.Constants
 	}
 	run := RunConstants(load, uint64(seed))
 	wl.run = &run
-	options["c_last_load"], options["c_last_run"] = load.CLast, run.CLast
+	options["c_last_run"] = run.CLast
+	if !lc.Known {
+		fmt.Fprintf(w, "C_LAST: the run's %d; the load's is not known (%s), so clause 2.1.6.1 (the run's differs from it by 65..119, not 96 or 112) is not kept\n",
+			run.CLast, lc.From)
+		return nil
+	}
+	options["c_last_load"] = load.CLast
 	fmt.Fprintf(w, "C_LAST: the load's %d (from %s), the run's %d (clause 2.1.6.1: they differ by 65..119, not 96 or 112)\n",
-		load.CLast, from, run.CLast)
+		load.CLast, lc.From, run.CLast)
 	return nil
 }
 
@@ -128,33 +135,35 @@ func VerifyLoaded(ctx context.Context, conn bench.Connector, layout Layout, ware
 	return err
 }
 
-// verifyLoaded is VerifyLoaded, returning the load's C constants where
-// the tables keep them (BenchmarkSQL's bmsql_config; nil for go-tpc's).
-func verifyLoaded(ctx context.Context, conn bench.Connector, layout Layout, warehouses int) (*Constants, error) {
+// verifyLoaded is VerifyLoaded, returning the load's C constants as the
+// tables keep them: BenchmarkSQL's bmsql_config (which must hold them),
+// or starbench's LoadRecord beside go-tpc's (which may not).
+func verifyLoaded(ctx context.Context, conn bench.Connector, layout Layout, warehouses int) (LoadConstants, error) {
 	s, err := conn.Connect(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return LoadConstants{}, fmt.Errorf("connect: %w", err)
 	}
 	defer s.Close()
-	if err := verifyLayout(ctx, s, bench.SchemaOf(conn), layout); err != nil {
-		return nil, err
+	schema := bench.SchemaOf(conn)
+	if err := verifyLayout(ctx, s, schema, layout); err != nil {
+		return LoadConstants{}, err
 	}
 	row, err := queryInts(ctx, s, "SELECT COUNT(*), COALESCE(MAX(w_id), 0) FROM "+layout.Table(Warehouse))
 	if err != nil {
-		return nil, fmt.Errorf("count the warehouses: %w", err)
+		return LoadConstants{}, fmt.Errorf("count the warehouses: %w", err)
 	}
 	if count, maxID := row[0], row[1]; count < int64(warehouses) || maxID < int64(warehouses) {
-		return nil, &NotLoadedError{fmt.Sprintf("the database holds %d warehouses (up to w_id %d), the run was told of %d: prepare %d, or run with %d (--warehouses %d on the command line, warehouses=%d in a plan)",
+		return LoadConstants{}, &NotLoadedError{fmt.Sprintf("the database holds %d warehouses (up to w_id %d), the run was told of %d: prepare %d, or run with %d (--warehouses %d on the command line, warehouses=%d in a plan)",
 			count, maxID, warehouses, warehouses, count, count, count)}
 	}
 	if layout != BenchmarkSQLLayout {
-		return nil, nil
+		return readLoadRecord(ctx, s, schema)
 	}
 	c, err := benchmarkSQLConstants(ctx, s)
 	if err != nil {
-		return nil, err
+		return LoadConstants{}, err
 	}
-	return &c, nil
+	return LoadConstants{Constants: c, Known: true, From: BenchmarkSQLConfig}, nil
 }
 
 // verifyLayout compares the columns of the nine tables in the session's
@@ -208,12 +217,16 @@ func compareLayout(have map[string][]string, schema string, layout Layout) error
 	return nil
 }
 
+// constantColumns select the C constants (C_LAST, C_ID, OL_I_ID) of a
+// table of cfg_name and cfg_value rows, as BenchmarkSQL's loader writes
+// bmsql_config and starbench's LoadRecord.
+const constantColumns = "MAX(CASE cfg_name WHEN 'nURandCLast' THEN cfg_value END), " +
+	"MAX(CASE cfg_name WHEN 'nURandCC_ID' THEN cfg_value END), MAX(CASE cfg_name WHEN 'nURandCI_ID' THEN cfg_value END)"
+
 // benchmarkSQLConstants reads the load's C constants from bmsql_config,
 // where BenchmarkSQL's loader (and starbench's) keeps them.
 func benchmarkSQLConstants(ctx context.Context, s bench.Session) (Constants, error) {
-	row, err := queryInts(ctx, s, "SELECT "+
-		"MAX(CASE cfg_name WHEN 'nURandCLast' THEN cfg_value END), MAX(CASE cfg_name WHEN 'nURandCC_ID' THEN cfg_value END), "+
-		"MAX(CASE cfg_name WHEN 'nURandCI_ID' THEN cfg_value END), "+
+	row, err := queryInts(ctx, s, "SELECT "+constantColumns+", "+
 		"SUM(cfg_name IN ('nURandCLast', 'nURandCC_ID', 'nURandCI_ID')) FROM "+BenchmarkSQLConfig)
 	if err != nil {
 		return Constants{}, fmt.Errorf("read the load's C constants from %s: %w", BenchmarkSQLConfig, err)

@@ -3,6 +3,7 @@ package tpcc_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -56,6 +57,12 @@ func TestTPCCBothWaysWithGoTPCOnTiDB(t *testing.T) {
 			t.Errorf("%s: %d rows by starbench, %d by go-tpc", tab, a[tab], b[tab])
 		}
 	}
+
+	// The load's C_LAST is read back from starbench's record on TiDB as on
+	// MariaDB, and go-tpc's tables, which keep none, say it is not known;
+	// go-tpc's check below passes beside the record.
+	beginSays(t, bench.NewSQLConnector(ours, bench.PSAuto), fmt.Sprintf("C_LAST: the load's %d (from tpcc_ours.starbench_tpcc_load), the run's ", tpcc.NewConstants(1).CLast))
+	beginSays(t, bench.NewSQLConnector(theirs, bench.PSAuto), "the load's is not known (go-tpc's tables do not keep it")
 
 	// All twelve conditions after a load; after a run, the ones that hold
 	// after transactions (go-tpc's default set, Check's without all).

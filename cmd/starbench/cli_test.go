@@ -367,7 +367,23 @@ func TestUsageErrorsExit2(t *testing.T) {
 	expect(t, starbench(t, nil, "frobnicate"), 2, "unknown command")
 	expect(t, starbench(t, nil, "run", "testdata/plans/nope.star"), 2, "cannot read plan")
 	expect(t, starbench(t, nil, "run", "plans/quickstart.star", "--target", "sandbox:oracle"), 2, "unknown sandbox engine")
-	expect(t, starbench(t, nil, "doc", "nosuchmodule"), 2, `no module "nosuchmodule"`)
+	expect(t, starbench(t, nil, "doc", "nosuchmodule"), 2, `no module or function "nosuchmodule"`)
+	// TPC-C's tables do not load into the embedded server in useful time:
+	// refused at once, saying where to run instead.
+	expect(t, starbench(t, nil, "tpcc", "--target", "embedded", "--warehouses", "1", "--time", "1s", "run"), 2,
+		"tpcc: the embedded server cannot load a TPC-C warehouse in useful time", "--target sandbox:mariadb")
+	expect(t, starbench(t, nil, "ch", "--target", "embedded", "prepare"), 2, "ch: the embedded server cannot load")
+	// A dry run refused before its first step says only why: no step list.
+	for _, args := range [][]string{
+		{"run", "plans/quickstart.star", "-p", "nosuch=1", "--dry-run"},
+		{"mix", "plans/insert_hotspot_mix.star", "--mix", "nosuch", "--dry-run", "run"},
+	} {
+		r := starbench(t, nil, args...)
+		expect(t, r, 2)
+		if strings.Contains(r.stdout+r.stderr, "dry run (seed") {
+			t.Errorf("%v printed a dry run's step list before its error:\n%s%s", args, r.stdout, r.stderr)
+		}
+	}
 }
 
 func TestDocAndVersion(t *testing.T) {

@@ -17,17 +17,20 @@ func (a *app) docCommand() *cobra.Command {
 	var markdown bool
 	var dir string
 	cmd := &cobra.Command{
-		Use:   "doc [MODULE | @stdlib | @stdlib//FILE.star | @NAME//FILE.star]",
+		Use:   "doc [MODULE | FUNCTION | @stdlib | @stdlib//FILE.star | @NAME//FILE.star]",
 		Short: "Print the reference of the plan language, the builtin modules, the standard library and shared modules",
 		Long: `Doc prints the reference of what a plan can call, generated from the code: the language
 builtins (params, param, main, load, print, ...) and each predeclared module. Give a module
-name to see only that one; --markdown prints Markdown (as in the README).
+name to see only that one (a standard library file's name, tidb, is @stdlib//tidb.star), or a
+function's (tidb.set_global, conn.dsn, or its last part alone: set_global) to see it wherever
+it is; --markdown prints Markdown (as in the README).
 
 @stdlib lists the standard library's modules; @stdlib//FILE.star documents one, and
 @NAME//FILE.star a shared module pinned in the starbench.mod of --dir (default: here), from
 their docstrings: the module's, and each function's it exports with its parameters.`,
 		Example: `  starbench doc
   starbench doc db
+  starbench doc set_global
   starbench doc @stdlib//tidb.star
   starbench doc @team//matrix.star --dir plans/
   starbench doc --markdown > reference.md`,
@@ -44,11 +47,25 @@ their docstrings: the module's, and each function's it exports with its paramete
 						return nil
 					}
 				}
+				if _, err := fs.Stat(stdlib.FS, args[0]+".star"); err == nil {
+					return a.starlarkDoc(cmd, runner.StdlibPrefix+args[0]+".star", dir, markdown)
+				}
+				if found := findFuncs(append(docs, stdlibDocs()...), args[0]); len(found) > 0 {
+					for i, d := range found {
+						if i > 0 {
+							fmt.Fprintln(a.stdout)
+						}
+						writeDoc(a.stdout, d, markdown)
+					}
+					return nil
+				}
 				var names []string
 				for _, d := range docs {
 					names = append(names, d.Name)
 				}
-				return usagef("no module %q; modules: %s", args[0], strings.Join(names, ", "))
+				files, _ := fs.Glob(stdlib.FS, "*.star")
+				return usagef("no module or function %q; modules: %s; standard library: %s (or @stdlib//FILE.star)",
+					args[0], strings.Join(names, ", "), strings.Join(files, ", "))
 			}
 			for i, d := range docs {
 				if i > 0 {
@@ -111,6 +128,46 @@ func (a *app) starlarkDoc(cmd *cobra.Command, module, dir string, markdown bool)
 		writeDoc(a.stdout, d, markdown)
 	}
 	return nil
+}
+
+// stdlibDocs are the standard library's modules' docs (a file whose
+// docstrings do not parse is left out: `doc @stdlib` reports it).
+func stdlibDocs() []runner.ModuleDoc {
+	var docs []runner.ModuleDoc
+	files, _ := fs.Glob(stdlib.FS, "*.star")
+	for _, f := range files {
+		src, err := fs.ReadFile(stdlib.FS, f)
+		if err != nil {
+			continue
+		}
+		if d, err := runner.StarlarkDoc(runner.StdlibPrefix+f, src); err == nil {
+			docs = append(docs, d)
+		}
+	}
+	return docs
+}
+
+// findFuncs are the functions named name ("tidb.set_global", "conn.dsn")
+// or whose last part is name ("set_global"), each under its module's name
+// with the module's summary left out.
+func findFuncs(docs []runner.ModuleDoc, name string) []runner.ModuleDoc {
+	var out []runner.ModuleDoc
+	for _, d := range docs {
+		var funcs []runner.FuncDoc
+		for _, f := range d.Funcs {
+			called := f.Name
+			if called == "" {
+				called, _, _ = strings.Cut(f.Signature, "(")
+			}
+			if called == name || strings.HasSuffix(called, "."+name) {
+				funcs = append(funcs, f)
+			}
+		}
+		if len(funcs) > 0 {
+			out = append(out, runner.ModuleDoc{Name: d.Name, Funcs: funcs, Verbatim: d.Verbatim})
+		}
+	}
+	return out
 }
 
 func allDocs() []runner.ModuleDoc {

@@ -212,6 +212,10 @@ func (a *app) jobCommand(args []string, seed int64) ([]string, error) {
 			family = e.Command
 		}
 	}
+	if family == nil && args[0] == "ycsb" {
+		return nil, usagef("k8s job: 'starbench ycsb' runs in one process (it takes no --segment): run YCSB's workloads from the pods as the mix family's,\n" +
+			"e.g. -- mix @stdlib//ycsb.star --mix b --threads 64 --time 5m --target 'root@tcp(tidb:4000)/test' run (prepare the table beforehand with 'starbench ycsb load')")
+	}
 	if family == nil {
 		var names []string
 		for _, e := range builtins.Families() {

@@ -201,6 +201,11 @@ func TestKubernetesJob(t *testing.T) {
 	expect(t, starbench(t, nil, append(flags, "sysbench", "oltp_point_select", "--segment=1/2", "run")...), 2, "--segment is the Job's to set")
 	expect(t, starbench(t, nil, append(flags, "sysbench", "oltp_point_select", "prepare")...), 2, "must end in run")
 	expect(t, starbench(t, nil, append(flags, "nope", "run")...), 2, `"nope" is not a workload family's command`)
+	// go-ycsb's command line has no segments: refused, naming the mix
+	// family's command that runs YCSB's workloads from the pods, which
+	// renders.
+	expect(t, starbench(t, nil, append(flags, "ycsb", "run", "mysql", "-P", "workloadb", "run")...), 2, "'starbench ycsb' runs in one process", "-- mix @stdlib//ycsb.star --mix b")
+	expect(t, starbench(t, nil, append(flags, "mix", "@stdlib//ycsb.star", "--mix", "b", "--threads", "6", "--time", "5m", "--target", "root@tcp(tidb:4000)/test", "run")...), 0, "@stdlib//ycsb.star", "--seed=")
 	expect(t, starbench(t, nil, "sysbench", "oltp_point_select", "--rand-seed=1", "--segment=job/3", "run"), 2, "JOB_COMPLETION_INDEX, which a Kubernetes Indexed Job sets")
 }
 

@@ -167,6 +167,9 @@ meaningless for numbers).`,
 	root.AddCommand(a.runCommand(), a.checkCommand(), a.paramsCommand(), a.rerunCommand(), a.bundleCommand(), a.modCommand())
 	for _, f := range builtins.Families() {
 		root.AddCommand(a.familyCommand(f.Command))
+		for _, c := range f.Peers {
+			root.AddCommand(a.familyCommand(c))
+		}
 	}
 	root.AddCommand(a.reportCommand(), a.compareCommand(), a.mergeCommand(), a.docCommand(), a.versionCommand())
 	root.AddCommand(a.importCommand(), a.k8sCommand(), a.agentCommand())

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/starbench/starbench/builtins/db"
 	"github.com/starbench/starbench/runner/results"
 )
 
@@ -124,6 +125,11 @@ func TestInsertHotspotMixPlan(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "insert_hotspot.md")); err != nil {
 		t.Errorf("the table is not in the results folder: %v", err)
 	}
+	// The folder's report.html links the plan's own table.
+	if page, err := os.ReadFile(filepath.Join(out, results.ReportHTML)); err != nil ||
+		!strings.Contains(string(page), `<a href="insert_hotspot.html">insert_hotspot.html</a>, <a href="insert_hotspot.md">insert_hotspot.md</a>`) {
+		t.Errorf("report.html does not link the plan's table (%v)", err)
+	}
 	events := map[string]int64{}
 	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-insert_*"))
 	for _, dir := range steps {
@@ -184,4 +190,48 @@ func TestMixDeclarationErrorsExit2(t *testing.T) {
 	expect(t, starbench(t, nil, "run", "testdata/mix/error_table.star", "--out", outDir(t)), 2,
 		"error_table.star:6:15", "mix.define: shop: transaction buy: statement 1: names table customers")
 	expect(t, starbench(t, nil, "run", "testdata/mix/error_weight.star", "--dry-run"), 2, "mix.txn: weight must be positive, got 0")
+}
+
+// A mix's run counts a lock wait timeout (1205, one of sysbench's default
+// --mysql-ignore-errors with 1213 and 1020) and goes on, as sysbench does,
+// instead of stopping at it: a row another session holds locked makes
+// every event of a 2 s run wait its 1 s and fail, and the run completes
+// with those errors counted by code.
+func TestMixGoesOnAfterSysbenchsIgnoredErrors(t *testing.T) {
+	m, _ := serverWith(t, "SET GLOBAL innodb_lock_wait_timeout = 1",
+		"CREATE TABLE sbtest.locked (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO sbtest.locked VALUES (1, 0)")
+	holder, err := db.Open(context.Background(), m.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	for _, q := range []string{"BEGIN", "SELECT v FROM sbtest.locked WHERE id = 1 FOR UPDATE"} {
+		if _, err := holder.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "locked.star")
+	src := `locked = mix.define("locked",
+    tables = {"locked": "id INT PRIMARY KEY, v INT NOT NULL"},
+    data = {"locked": mix.rows(1, id = 1, v = 0)},
+    transactions = {"bump": mix.txn([mix.stmt("UPDATE locked SET v = v + 1 WHERE id = 1")])})
+`
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := starbench(t, []string{"STARBENCH_TARGET="}, "mix", file, "--target", m.DSN(), "--time", "2s", "--out", out, "run")
+	expect(t, r, 0, "results: "+out+" (completed)")
+	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-locked-t1"))
+	if len(steps) != 1 {
+		t.Fatalf("step folders %v", steps)
+	}
+	sum, err := results.ReadSummary(steps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.ErrorsByCode["1205"] < 1 || sum.Events != 0 {
+		t.Errorf("errors by code %v, %d events: want lock wait timeouts counted and no event through", sum.ErrorsByCode, sum.Events)
+	}
 }

@@ -283,6 +283,17 @@ func TestDocStdlibModules(t *testing.T) {
 		"  datadir.restore(snap)\n      Stops, replaces every directory by its copy",
 		"\n    datadir.restore(snap)      # before every level")
 	expect(t, starbench(t, nil, "doc", "@stdlib//nope.star"), 2, "no module @stdlib//nope.star in the standard library (it has datadir.star")
+
+	// A standard library file by its name, a function by its name or
+	// its last part, wherever it is documented.
+	expect(t, starbench(t, nil, "doc", "tidb"), 0, "@stdlib//tidb.star\n===", "tidb.set_global(conn, variables)")
+	r = starbench(t, nil, "doc", "set_global")
+	expect(t, r, 0, "@stdlib//tidb.star", "  tidb.set_global(conn, variables)\n      SET GLOBAL")
+	if strings.Contains(r.stdout, "tidb.backup") {
+		t.Errorf("doc set_global printed more than set_global:\n%s", r.stdout)
+	}
+	expect(t, starbench(t, nil, "doc", "conn.dsn"), 0, "  conn.dsn\n      The handle's server as shown")
+	expect(t, starbench(t, nil, "doc", "nope"), 2, `no module or function "nope"`, "standard library: datadir.star")
 }
 
 // A shared module cloned over ssh:// from the real sshd on loopback, with

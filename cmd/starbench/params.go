@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/starbench/starbench/builtins/db/targets"
 	"github.com/starbench/starbench/runner"
 )
 
@@ -63,7 +64,8 @@ func (a *app) explainPlan(cmd *cobra.Command, plan string, f *planFlags) error {
 			fmt.Fprintf(a.stdout, "Give a parameter another value with -p NAME=VALUE (starbench run %s -p %s=...).\n\n", plan, res.Params.Params[0].Name)
 		}
 	}
-	a.printTargets(res)
+	_, defaultGiven := opts.Targets[runner.DefaultTarget]
+	a.printTargets(res, defaultGiven)
 	return err
 }
 
@@ -93,8 +95,11 @@ func planHeader(opts runner.Options) (string, error) {
 }
 
 // printTargets lists the targets the plan's dry run connected to, each
-// once, with how to give the ones the command line did not.
-func (a *app) printTargets(res *runner.Result) {
+// once, with how to give the ones the command line did not. The default
+// target, when neither --target nor $STARBENCH_TARGET gave it, is shown
+// as not given rather than as the embedded server a run would fall back
+// to (a plan written for TiDB is not for that server).
+func (a *app) printTargets(res *runner.Result, defaultGiven bool) {
 	var seen []string
 	missing := false
 	for _, s := range res.Steps {
@@ -104,6 +109,10 @@ func (a *app) printTargets(res *runner.Result) {
 		target := strings.TrimPrefix(s.Text, "connect ")
 		if i := strings.Index(target, " (database "); i >= 0 {
 			target = target[:i]
+		}
+		if target == targets.KindEmbedded && !defaultGiven {
+			target = "default (not given: a run without --target uses the embedded server, which says nothing of a real database's speed)"
+			missing = true
 		}
 		if !slices.Contains(seen, target) {
 			seen = append(seen, target)
@@ -119,6 +128,6 @@ func (a *app) printTargets(res *runner.Result) {
 		fmt.Fprintln(a.stdout, "  "+a.redact(t))
 	}
 	if missing {
-		fmt.Fprintln(a.stdout, "Give a named target with --target NAME=DSN (or NAME=sandbox:mariadb, NAME=sandbox:tidb to try it on a private server).")
+		fmt.Fprintln(a.stdout, "Give the default target with --target DSN and a named one with --target NAME=DSN (or sandbox:mariadb, sandbox:tidb to try it on a private server).")
 	}
 }

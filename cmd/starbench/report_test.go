@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/starbench/starbench/builtins/db"
+	"github.com/starbench/starbench/internal/sandbox"
 	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 	"github.com/starbench/starbench/runner/results"
 )
@@ -321,8 +323,8 @@ func checkInBrowser(t *testing.T, file string, minCharts int) {
 }
 
 // report and compare mark the knee of each thread sweep, by the default
-// rule or --knee's, when a sweep has one; a rule that does not parse
-// exits 2.
+// rule or --knee's, when a sweep has one and the levels and repeats to
+// show it; a rule that does not parse exits 2.
 func TestReportKnees(t *testing.T) {
 	dir := "testdata/results/before-results-package"
 	// version a: 1 → 2 threads adds 3.4% of tps while p95 grows 10.7%:
@@ -330,10 +332,51 @@ func TestReportKnees(t *testing.T) {
 	if r := starbench(t, nil, "report", dir); r.code != 0 || strings.Contains(r.stdout, "Knees") {
 		t.Errorf("exit %d; a knee section without a knee:\n%s", r.code, r.stdout)
 	}
-	expect(t, starbench(t, nil, "report", dir, "--knee", "tps<5%,p95>5%"), 0,
-		"oltp_point_select version=a: knee at 1 thread (to 2: tps +3.4%, p95 +10.7%)", "oltp_point_select version=b: no knee up to 2 threads")
-	expect(t, starbench(t, nil, "compare", dir, "--by", "version", "--knee", "p95>5%,tps<5%"), 0, "a: oltp_point_select: knee at 1 thread")
+	// By a looser rule 1 → 2 threads turns, but two levels cannot show a
+	// knee: none is claimed, and the line says why.
+	r := starbench(t, nil, "report", dir, "--knee", "tps<5%,p95>5%")
+	expect(t, r, 0, "oltp_point_select version=a: no knee claimed: 1 thread to 2 meets the rule, from 2 levels and 2 and 2 runs of the two",
+		"oltp_point_select version=b: no knee up to 2 threads")
+	if strings.Contains(r.stdout, "knee at") {
+		t.Errorf("a knee claimed from two levels:\n%s", r.stdout)
+	}
+	expect(t, starbench(t, nil, "compare", dir, "--by", "version", "--knee", "p95>5%,tps<5%"), 0, "a: oltp_point_select: no knee claimed")
 	expect(t, starbench(t, nil, "report", dir, "--knee", "tps>5%,p95>5%"), 2, "--knee: knee rule \"tps>5%,p95>5%\"")
+}
+
+// Each benchmark step records the server settings it started with where
+// they are not those the manifest snapshot at the first connect holds: a
+// global set between two phases, and the handle's session statements;
+// compare shows the difference between the phases.
+func TestStepsRecordTheirServerSettings(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	out := outDir(t)
+	expect(t, starbench(t, nil, "run", "testdata/plans/settings_phases.star", "--out", out, "--target", m.DSN()), 0, "(completed)")
+	man := readManifest(t, out)
+	was := man.Target("default").Variables["max_connections"]
+	if was == "" || was == "321" {
+		t.Fatalf("the manifest's max_connections is %q: the snapshot is not of the first connect", was)
+	}
+	paths, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*oltp_point_select*", results.SummaryFile))
+	phases := map[string]*results.ServerSettings{}
+	for _, p := range paths {
+		sum, err := results.ReadSummary(filepath.Dir(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		phases[sum.Tags["phase"]] = sum.Settings
+	}
+	if before := phases["before"]; before == nil || len(before.Globals) != 0 || len(before.Session) != 0 || before.Error != "" {
+		t.Errorf("the first phase's settings: %+v, want read and none changed", before)
+	}
+	after := phases["after"]
+	if after == nil || len(after.Globals) != 1 || after.Globals["max_connections"] != (results.SettingChange{Was: was, Now: "321"}) ||
+		!slices.Equal(after.Session, []string{"SET SESSION sql_mode = 'ANSI_QUOTES'"}) {
+		t.Errorf("the second phase's settings: %+v, want max_connections %s -> 321 and the session's sql_mode", after, was)
+	}
+	expect(t, starbench(t, nil, "compare", out, "--by", "phase"), 0, "server settings that differ between the contenders",
+		"max_connections  "+was+" ", " 321", "session          (none)", "SET SESSION sql_mode = 'ANSI_QUOTES'")
+	expect(t, starbench(t, nil, "compare", out, "--by", "phase", "--format", "json"), 0, `"setting": "max_connections"`)
 }
 
 // A --fail-if gate does not pass a contender whose run failed: its step

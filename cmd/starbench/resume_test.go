@@ -403,6 +403,15 @@ func TestResumeReappliesServerState(t *testing.T) {
 			(sum.Tags["max_connections"] != "321" || sum.Tags["max_allowed_packet"] != "33554432") {
 			t.Errorf("the resumed benchmark is tagged %v, not with what the server has", sum.Tags)
 		}
+		// Its summary records the globals it started with where they are
+		// not the manifest's: the plan's, and the one changed behind its
+		// back, read from the server.
+		if err == nil && sum.Status == results.StatusCompleted {
+			if sum.Settings == nil || sum.Settings.Globals["max_connections"].Now != "321" ||
+				sum.Settings.Globals["max_allowed_packet"] != (results.SettingChange{Was: packet, Now: "33554432"}) {
+				t.Errorf("the resumed benchmark's settings: %+v", sum.Settings)
+			}
+		}
 	}
 }
 

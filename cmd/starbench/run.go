@@ -292,7 +292,7 @@ func (a *app) runPlan(cmd *cobra.Command, args []string, f *runFlags) error {
 	}
 	a.redact = res.Redact
 	if f.dryRun {
-		a.printSteps(res, f.plan.verbose)
+		a.printSteps(res, err, f.plan.verbose)
 	} else if res.Dir != "" {
 		a.writeRunReports(res.Dir)
 		fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
@@ -337,7 +337,7 @@ func (a *app) runFamilyPlan(ctx context.Context, r cli.PlanRun) error {
 	res, err := runner.Evaluate(ctx, opts)
 	a.redact = res.Redact
 	if r.DryRun {
-		a.printSteps(res, false)
+		a.printSteps(res, err, false)
 	} else if res.Dir != "" {
 		a.writeRunReports(res.Dir)
 		fmt.Fprintf(a.stderr, "results: %s (%s)\n", res.Dir, res.Status)
@@ -551,7 +551,7 @@ backtrace and exit 1.`,
 			if res.Params != nil {
 				a.printParams(res.Params)
 			}
-			a.printSteps(res, f.verbose)
+			a.printSteps(res, err, f.verbose)
 			if err == nil {
 				fmt.Fprintf(a.stdout, "\n%s: OK\n", args[0])
 			}
@@ -581,11 +581,21 @@ func (a *app) printParams(ps *runner.ParamSet) {
 	fmt.Fprintln(a.stdout)
 }
 
-// printSteps prints a dry-run's numbered step list and its notes.
-func (a *app) printSteps(res *runner.Result, verbose bool) {
+// printSteps prints a dry-run's numbered step list and its notes. A
+// dry run that failed (err) before its first step prints nothing: its
+// error is all there is to say; one that failed later lists the steps
+// before the error.
+func (a *app) printSteps(res *runner.Result, err error, verbose bool) {
 	w := a.stdout
 	abridged := false
-	fmt.Fprintf(w, "dry run (seed %d): %d steps; nothing was executed and no connection was opened\n", res.Seed, len(res.Steps))
+	switch {
+	case err != nil && len(res.Steps) == 0:
+		return
+	case err != nil:
+		fmt.Fprintf(w, "dry run (seed %d): %d steps before the error below; nothing was executed and no connection was opened\n", res.Seed, len(res.Steps))
+	default:
+		fmt.Fprintf(w, "dry run (seed %d): %d steps; nothing was executed and no connection was opened\n", res.Seed, len(res.Steps))
+	}
 	width := 2
 	for _, s := range res.Steps {
 		if len(s.ID) > width {

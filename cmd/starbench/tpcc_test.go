@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,9 +40,17 @@ func TestTPCCCommandLines(t *testing.T) {
 		}
 	}
 
-	r := tpcc("-D", "tpcc", "--warehouses", "1", "-T", "2", "--no-check", "--seed", "7", "prepare")
-	expect(t, r, 0, "loaded ", "rows into 9 tables", "seed 7")
+	// A load without --seed draws one, and records its C_LAST beside
+	// go-tpc's tables for the runs (clause 2.1.6.1).
+	r := tpcc("-D", "tpcc", "--warehouses", "1", "-T", "2", "--no-check", "prepare")
+	expect(t, r, 0, "loaded ", "rows into 9 tables", "Creating table 'tpcc.starbench_tpcc_load' (starbench's record of the load's C constants)")
 	noPassword(r)
+	seed := regexp.MustCompile(`\bseed (\d+)\n`).FindStringSubmatch(r.stdout)
+	if seed == nil {
+		t.Fatalf("prepare printed no seed:\n%s", r.stdout)
+	}
+	loadSeed, _ := strconv.ParseUint(seed[1], 10, 64)
+	loadCLast := seedCLast(loadSeed)
 	r = tpcc("-D", "tpcc", "--warehouses", "1", "prepare")
 	expect(t, r, 1, "tables already exist: tpcc.item")
 
@@ -50,7 +60,7 @@ func TestTPCCCommandLines(t *testing.T) {
 	out := outDir(t)
 	r = tpcc("-D", "tpcc", "--warehouses", "1", "-T", "2", "--count", "200", "--interval", "1s", "--seed", "7", "--out", out, "run")
 	expect(t, r, 0, "[Summary] NEW_ORDER - Takes(s):", "[Summary] PAYMENT - Takes(s):", "tpmC: ", "efficiency: ", "tpmTotal: ",
-		"results: "+out+" (completed)")
+		"results: "+out+" (completed)", fmt.Sprintf("C_LAST: the load's %d (from tpcc.starbench_tpcc_load), the run's ", loadCLast))
 	noPassword(r)
 	for _, f := range []string{"summary.json", "intervals.csv", "latency.hlog", "output.txt", "manifest.json"} {
 		data, err := os.ReadFile(filepath.Join(out, f))
@@ -66,6 +76,16 @@ func TestTPCCCommandLines(t *testing.T) {
 		if !bytes.Contains(summary, []byte(w)) {
 			t.Errorf("summary.json lacks %s:\n%s", w, summary)
 		}
+	}
+	var cLast struct {
+		Options struct {
+			Load *int `json:"c_last_load"`
+			Run  int  `json:"c_last_run"`
+		} `json:"options"`
+	}
+	if err := json.Unmarshal(summary, &cLast); err != nil || cLast.Options.Load == nil || *cLast.Options.Load != loadCLast ||
+		!validCLastDelta(loadCLast, cLast.Options.Run) {
+		t.Errorf("summary.json's C_LAST: %+v (%v), want the load's %d and a run's at 65..119 from it", cLast.Options, err, loadCLast)
 	}
 	expect(t, starbench(t, nil, "report", out), 0, "tpcc")
 
@@ -142,9 +162,14 @@ func TestTPCCCommandLines(t *testing.T) {
 		}
 	}
 
-	// Cleanup drops the nine tables of the database named, and only them.
+	// A reload empties the record of the earlier load first, saying so.
+	r = tpcc("-D", "tpcc", "--warehouses", "1", "-T", "2", "--no-check", "--dropdata", "prepare")
+	expect(t, r, 0, "Emptying table 'tpcc.starbench_tpcc_load' (the record of an earlier load)")
+
+	// Cleanup drops the nine tables and the load's record of the database
+	// named, and only them.
 	r = tpcc("-D", "tpcc", "cleanup")
-	expect(t, r, 0, "tpcc.order_line")
+	expect(t, r, 0, "tpcc.order_line", "Dropping table 'tpcc.starbench_tpcc_load'")
 	rs, err := c.Query(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ('tpcc', 'other')")
 	if err != nil || rs.Rows[0][0] != int64(1) {
 		t.Errorf("after cleanup: %v tables left in tpcc and other (%v), want other.warehouse alone", rs, err)
@@ -340,3 +365,9 @@ func TestUnknownDatabaseIsCreatedAsGoTPC(t *testing.T) {
 		}
 	}
 }
+
+// seedCLast and validCLastDelta are the tpcc package's, for tests whose
+// tpcc is their command.
+func seedCLast(seed uint64) int { return tpcc.NewConstants(seed).CLast }
+
+func validCLastDelta(load, run int) bool { return tpcc.ValidCLastDelta(load, run) }

@@ -214,15 +214,23 @@ type Target struct {
 	DSN           string `json:"dsn"`
 	Endpoints     string `json:"endpoints"`
 	ServerVersion string `json:"server_version"`
+	// Variables are the server's global variables at the run's first
+	// connect to the target (SHOW GLOBAL VARIABLES), read by Target; kept
+	// out of Target's own JSON, which reports show.
+	Variables map[string]string `json:"-"`
 }
 
 // Target returns what the manifest records of target name.
 func (m *Manifest) Target(name string) Target {
-	var t Target
+	var t struct {
+		Target
+		Variables map[string]string `json:"variables"`
+	}
 	if data, err := json.Marshal(m.Targets[name]); err == nil {
 		_ = json.Unmarshal(data, &t) // fields of other types stay empty
 	}
-	return t
+	t.Target.Variables = t.Variables
+	return t.Target
 }
 
 // WriteManifest writes DIR/manifest.json atomically, with redact applied

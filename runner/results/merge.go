@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -398,6 +399,7 @@ func mergeSummary(in []*mergeInput, opts MergeOptions) *Summary {
 	s.Target = strings.Join(targets, ", ")
 	s.Stopped = strings.Join(stopped, "+")
 	s.Tags = commonTags(in)
+	s.Settings = commonSettings(in)
 	if len(in) > 0 && sameSeed(in) {
 		s.Seed = in[0].sum.Seed
 	}
@@ -462,6 +464,20 @@ func commonTags(in []*mergeInput) map[string]string {
 		return nil
 	}
 	return tags
+}
+
+// commonSettings are the parts' server settings when they all ran with
+// the same (nil otherwise: each part's summary keeps its own).
+func commonSettings(in []*mergeInput) *ServerSettings {
+	if len(in) == 0 {
+		return nil
+	}
+	for _, m := range in[1:] {
+		if !reflect.DeepEqual(m.sum.Settings, in[0].sum.Settings) {
+			return nil
+		}
+	}
+	return in[0].sum.Settings
 }
 
 func sameSeed(in []*mergeInput) bool {

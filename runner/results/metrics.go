@@ -21,6 +21,13 @@ type MetricSpec struct {
 	Unit string
 	// Help says what the metric is, for --help and the docs.
 	Help string
+	// Headline marks the figure the family's reports lead with (TPC-C's
+	// tpmC, TPC-H's power): the HTML report puts it before tps.
+	Headline bool
+	// PerMinuteOf names the kind of event the metric counts a minute
+	// (tpmC: new_order): the HTML report charts it over time from that
+	// kind's histograms in latency.hlog, with the kind's latency.
+	PerMinuteOf string
 	// Derive, when set, computes the metric of a merged step again from
 	// the merged summary and its parts' (TPC-H's geometric mean of the
 	// queries' mean latencies, from the merged kinds), where it would be

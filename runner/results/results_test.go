@@ -86,7 +86,7 @@ func TestManifestRoundTripAndFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Target("default") != (results.Target{Kind: "dsn", DSN: "root:***@tcp(h:1)/db", ServerVersion: "10.11"}) || got.CommandLine[2] != "root:***@tcp(h:1)/db" {
+	if !reflect.DeepEqual(got.Target("default"), results.Target{Kind: "dsn", DSN: "root:***@tcp(h:1)/db", ServerVersion: "10.11"}) || got.CommandLine[2] != "root:***@tcp(h:1)/db" {
 		t.Errorf("redacted manifest read back: %+v %v", got.Target("default"), got.CommandLine)
 	}
 	got.Targets, got.CommandLine, m.Targets, m.CommandLine = nil, nil, nil, nil

@@ -91,11 +91,34 @@ type Summary struct {
 	// Telemetry are the series the plan's samplers recorded while the
 	// step ran (telemetry.watch), each a file under telemetry/.
 	Telemetry []TelemetrySeries `json:"telemetry,omitempty"`
+	// Settings are the server settings the step ran with where they are
+	// not the manifest's (nil: not read, as for a step outside a plan).
+	Settings *ServerSettings `json:"settings,omitempty"`
 	// Stages are a step's figures by stage of its load profile (a phase,
 	// under phases=): each interval counted in the stage it is in, its
 	// latencies from the merged histograms of those intervals. None
 	// without a profile, nor for a merged step (its parts have theirs).
 	Stages []StageSummary `json:"stages,omitempty"`
+}
+
+// ServerSettings are the server settings a benchmark step ran with, as
+// far as they are not those the manifest records for its target: the
+// global variables whose value when the step started differs from the one
+// read at the run's first connect, and the statements each of the step's
+// sessions started with (SET SESSION ..., from the connection handle).
+type ServerSettings struct {
+	Globals map[string]SettingChange `json:"globals,omitempty"`
+	Session []string                 `json:"session,omitempty"`
+	// Error says why the globals could not be read (Globals is then
+	// empty and says nothing).
+	Error string `json:"error,omitempty"`
+}
+
+// SettingChange is a global variable's value at the run's first connect
+// (Was) and when the step started (Now).
+type SettingChange struct {
+	Was string `json:"was"`
+	Now string `json:"now"`
 }
 
 // StageSummary is one stage's figures: the load it offered on average

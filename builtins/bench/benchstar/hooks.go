@@ -1,12 +1,15 @@
 package benchstar
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/starbench/starbench/builtins/bench"
+	"github.com/starbench/starbench/builtins/db/dbstar"
 	"github.com/starbench/starbench/runner"
+	"github.com/starbench/starbench/runner/results"
 )
 
 // StepHooks makes the hooks of one benchmark step (its telemetry
@@ -58,3 +61,24 @@ func HooksFor(h runner.Host, interval time.Duration) []bench.Hook {
 	}
 	return hooks
 }
+
+// SettingsHook records in a step's summary the server settings it starts
+// with on handle c (dbstar.Conn.StepSettings), against the manifest's.
+func SettingsHook(c *dbstar.Conn, info runner.RunInfo) bench.Hook {
+	return &settingsHook{conn: c, info: info}
+}
+
+type settingsHook struct {
+	conn *dbstar.Conn
+	info runner.RunInfo
+	got  *results.ServerSettings
+}
+
+func (h *settingsHook) Start(ctx context.Context, _ string) error {
+	h.got = h.conn.StepSettings(ctx, h.info)
+	return nil
+}
+
+func (h *settingsHook) Stop(context.Context) error { return nil }
+
+func (h *settingsHook) Annotate(sum *results.Summary) { sum.Settings = h.got }

@@ -26,8 +26,9 @@ view revenue1 to TPC-C's tables, which 'starbench tpcc prepare' loads first, as 
 'starbench tpcc cleanup''s).
 
 Connection: go-tpc's -H/--host, -P/--port, -U/--user, -p/--password, -D/--db (defaults
-127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb|sandbox:tidb (a sandbox's
-run loads TPC-C's --warehouses and CH's tables first).
+127.0.0.1:4000, root, test), or starbench's --target DSN|sandbox:mariadb|sandbox:tidb (a sandbox's
+run loads TPC-C's --warehouses and CH's tables first; the embedded server is refused for prepare and
+run, as tpcc's help says).
 
 Not taken: go-tpc's TiDB switches of prepare (--tiflash, --analyze, --tidb_*): give TiDB's
 statements in a plan.
@@ -69,6 +70,11 @@ func (a *command) run(ctx context.Context, args []string) error {
 	defer ep.Stop()
 	if err := a.CreateUnknownDatabase(ctx, "ch", ep); err != nil {
 		return cli.WrapInterrupt(ctx, err)
+	}
+	if cl.Command == "prepare" || cl.Command == "run" {
+		if err := cli.RefuseEmbeddedTPCC("ch", ep); err != nil {
+			return err
+		}
 	}
 	conn := ep.Connector(bench.PSAuto)
 	if cl.Seed == 0 {

@@ -75,8 +75,11 @@ func (c *Conn) Attr(name string) (starlark.Value, error) {
 	return nil, nil
 }
 
+// connAttrs are a handle's attributes that are not methods.
+var connAttrs = []string{"dsn", "id", "target"}
+
 func (c *Conn) AttrNames() []string {
-	names := []string{"dsn", "id", "target"}
+	names := append([]string{}, connAttrs...)
 	for n := range connMethods {
 		names = append(names, n)
 	}

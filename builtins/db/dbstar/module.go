@@ -43,6 +43,14 @@ var Doc = runner.ModuleDoc{
 				"a builtin opens from the handle starts with both: sysbench's threads, prepare and cleanup, ANALYZE and " +
 				"snapshot copies, and the handle itself when a resumed run opens it again. sysbench steps show the database " +
 				"as --mysql-db= in their command line."},
+		{Name: "conn.dsn", Signature: "conn.dsn",
+			Doc: "The handle's server as shown: its DSN with the password as ***, the endpoints joined with \", \" when the " +
+				"target has several (for a plan's print and report lines; it does not connect)."},
+		{Name: "conn.target", Signature: "conn.target",
+			Doc: "The name of the target the handle connects to (\"default\", or the NAME of --target NAME=SPEC), or for a DSN " +
+				"written in the plan its host:port: the key of the target in manifest.json."},
+		{Name: "conn.id", Signature: "conn.id",
+			Doc: "The handle's id in the run (\"db1\", \"db2\", ... in the order of db.connect calls), as the journal names it."},
 		{Name: "conn.exec", Signature: "conn.exec(sql, *args)",
 			Doc: "Runs one statement (with ? placeholders bound to args) on the connection's session and returns a struct " +
 				"with rows_affected and last_insert_id. A server error fails the plan with the MySQL error code and message."},

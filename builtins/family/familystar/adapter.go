@@ -148,7 +148,11 @@ func defaultText(o family.Option) string {
 		}
 		return fmt.Sprintf("%q", d.String())
 	case []uint16:
-		return "[]"
+		var parts []string
+		for _, n := range d {
+			parts = append(parts, fmt.Sprint(n))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
 	case []int64:
 		var parts []string
 		for _, n := range d {
@@ -606,10 +610,16 @@ func (a *Adapter) runLoad(thread *starlark.Thread, b *starlark.Builtin, args sta
 		if err == nil && len(profile.Stages) > 0 {
 			step = family.WithProfile(step, profile, seg)
 		}
-		if err != nil || where == nil {
+		if err != nil {
 			return step, err
 		}
-		return a.onAgent(where, c, step, seed, profile)
+		if where != nil {
+			if step, err = a.onAgent(where, c, step, seed, profile); err != nil {
+				return step, err
+			}
+		}
+		step.Hooks = append(step.Hooks, benchstar.SettingsHook(c.conn, runner.HostOf(thread).Run()))
+		return step, nil
 	}
 	if where != nil {
 		if _, err := family.EncodeValues(f, opts, c.v); err != nil {

@@ -166,7 +166,7 @@ func (cl *cliArgs) entry(globals starlark.StringDict) (starlark.Callable, error)
 		if err != nil {
 			return nil, err
 		}
-		if cl.command == "run" && cl.throwaway() {
+		if cl.command == "run" && throwaway(cl.targets) {
 			// A server that lives for this command only has no tables yet.
 			reuse := map[string]starlark.Value{"if_exists": starlark.String(IfExistsReuse)}
 			if _, err := starlark.Call(thread, Module.Members["prepare"], starlark.Tuple{conn, m}, cl.options.Kwargs(mix.Family{}.PrepareOptions(), reuse)); err != nil {
@@ -181,11 +181,11 @@ func (cl *cliArgs) entry(globals starlark.StringDict) (starlark.Callable, error)
 const IfExistsReuse = "reuse"
 
 // throwaway says whether the default target is a server that lives for
-// this command only (embedded, or a sandbox), as --target or
-// $STARBENCH_TARGET (else embedded) gives it.
-func (cl *cliArgs) throwaway() bool {
+// this command only (embedded, or a sandbox), as the --target values or
+// $STARBENCH_TARGET (else embedded) give it.
+func throwaway(targetFlags []string) bool {
 	spec := os.Getenv("STARBENCH_TARGET")
-	for _, t := range cl.targets {
+	for _, t := range targetFlags {
 		if name, s := db.SplitNamedTarget(t); name == "" {
 			spec = s
 		}

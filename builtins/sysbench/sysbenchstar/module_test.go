@@ -171,10 +171,11 @@ def main(p):
 	if !strings.Contains(r.Stdout, "400 root:***@tcp("+addrA+")") || !strings.Contains(r.Stdout, ", root:***@tcp("+addrB+")") {
 		t.Errorf("output: %s", r.Stdout)
 	}
-	// a: the handle's session, prepare's first connection and 2 of the 4
-	// workers; b: prepare's loading thread and the other 2 workers.
-	if ga, gb := countA.Load(), countB.Load(); ga != 4 || gb != 3 {
-		t.Errorf("connections: a %d, b %d (want 4 and 3)", ga, gb)
+	// a: the handle's session, prepare's first connection, the run's read
+	// of the server's settings and 2 of the 4 workers; b: prepare's
+	// loading thread and the other 2 workers.
+	if ga, gb := countA.Load(), countB.Load(); ga != 5 || gb != 3 {
+		t.Errorf("connections: a %d, b %d (want 5 and 3)", ga, gb)
 	}
 }
 

@@ -30,7 +30,9 @@ transactions for --time or --count), check (the consistency conditions; --check-
 3.3.2.11, which holds only before a run), cleanup (drop the tables).
 
 Connection: go-tpc's -H/--host, -P/--port, -U/--user, -p/--password, -D/--db (defaults
-127.0.0.1:4000, root, test), or starbench's --target DSN|embedded|sandbox:mariadb|sandbox:tidb.
+127.0.0.1:4000, root, test), or starbench's --target DSN|sandbox:mariadb|sandbox:tidb (a sandbox's
+run loads --warehouses first). The embedded server is refused for prepare and run: it compares each
+row it inserts with every row of its table, and a warehouse does not load in useful time.
 
 starbench additions: --target, --out DIR (results folder of a run), --seed N (the data and the
 transactions repeat for a seed), --load-method auto|insert|load-data (prepare: LOAD DATA LOCAL
@@ -88,6 +90,11 @@ func (a *command) run(ctx context.Context, args []string) error {
 	defer ep.Stop()
 	if err := a.CreateUnknownDatabase(ctx, "tpcc", ep); err != nil {
 		return cli.WrapInterrupt(ctx, err)
+	}
+	if cl.Command == "prepare" && cl.OutputType == "" || cl.Command == "run" {
+		if err := cli.RefuseEmbeddedTPCC("tpcc", ep); err != nil {
+			return err
+		}
 	}
 	conn := ep.Connector(bench.PSAuto)
 	if cl.Seed == 0 {

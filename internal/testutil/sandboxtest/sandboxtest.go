@@ -32,14 +32,16 @@ func InCI() bool {
 func Require(t testing.TB) {
 	t.Helper()
 	if _, err := sandbox.FindMariaDB(); err != nil {
-		missing(t, err)
+		missing(t, "MariaDB", err)
 	}
 }
 
-func missing(t testing.TB, err error) {
+// missing fails the test in CI and skips it elsewhere, naming the server
+// that is not installed.
+func missing(t testing.TB, server string, err error) {
 	t.Helper()
 	if InCI() {
-		t.Fatalf("CI=true and a real MariaDB is needed: %v", err)
+		t.Fatalf("CI=true and a real %s is needed: %v", server, err)
 	}
 	t.Skipf("skipping: %v", err)
 }
@@ -66,7 +68,7 @@ func Fresh(t testing.TB, opts sandbox.MariaDBOptions) *sandbox.MariaDB {
 	m, err := sandbox.StartMariaDB(context.Background(), opts)
 	if err != nil {
 		if errors.Is(err, sandbox.ErrNotInstalled) {
-			missing(t, err)
+			missing(t, "MariaDB", err)
 		}
 		t.Fatalf("start MariaDB: %v", err)
 	}

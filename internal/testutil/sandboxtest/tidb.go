@@ -20,7 +20,7 @@ var sharedTiDB struct {
 func RequireTiDB(t testing.TB) {
 	t.Helper()
 	if _, err := sandbox.FindTiDB(); err != nil {
-		missing(t, err)
+		missing(t, "TiDB", err)
 	}
 }
 
@@ -46,7 +46,7 @@ func FreshTiDB(t testing.TB, opts sandbox.TiDBOptions) *sandbox.TiDB {
 	srv, err := sandbox.StartTiDB(context.Background(), opts)
 	if err != nil {
 		if errors.Is(err, sandbox.ErrTiDBNotFound) {
-			missing(t, err)
+			missing(t, "TiDB", err)
 		}
 		t.Fatalf("start TiDB: %v", err)
 	}
