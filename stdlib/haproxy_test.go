@@ -97,12 +97,14 @@ def main(p):
     for ep in %s:
         sysbench.prepare(db.connect("bench:hp-secret@tcp(%%s)/sbtest" %% ep), tables = 1, table_size = 1000)
     proxy = haproxy.start(local, %s, bind = "127.0.0.1:%d", haproxy = %q, connections = 64)
+    haproxy.check(local, haproxy = %q)
     print("maxconn", proxy.maxconn)
+    print("threads", proxy.threads)
     print("pid", proxy.pid)
     via = db.connect("bench:hp-secret@tcp(127.0.0.1:%d)/sbtest")
     r = sysbench.run(via, "oltp_point_select", threads = 4, time = "3s", tables = 1, table_size = 1000)
     print("events", r.events)
-`, starList(endpoints), starList(endpoints), port, bin, port)), 0o644)
+`, starList(endpoints), starList(endpoints), port, bin, bin, port)), 0o644)
 	before := []int64{comSelect(t, servers[0]), comSelect(t, servers[1])}
 	r := plantest.Evaluate(t, plan, "", modules, runner.Options{})
 	if pid := regexp.MustCompile(`(?m)^pid (\S+)$`).FindStringSubmatch(r.Stdout); pid != nil {
@@ -124,6 +126,16 @@ def main(p):
 	}
 	if !strings.Contains(r.Stdout, fmt.Sprintf("maxconn %d\n", wantMaxconn)) {
 		t.Errorf("maxconn sized to the hard limit %d: want %d\n%s", lim.Max, wantMaxconn, r.Stdout)
+	}
+	// Its threads are the host's CPUs, and the config says so; check
+	// found the binary and printed its version.
+	nproc, err := exec.Command("nproc").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpus := strings.TrimSpace(string(nproc))
+	if !strings.Contains(r.Stdout, "threads "+cpus+"\n") || !regexp.MustCompile(`haproxy: \S*haproxy on .* \(HAProxy? version `).MatchString(r.Stdout) {
+		t.Errorf("want threads %s and the version HAProxy printed:\n%s", cpus, r.Stdout)
 	}
 	for i, m := range servers {
 		if d := comSelect(t, m) - before[i]; d < 100 {
@@ -176,13 +188,9 @@ def main(p):
 // can carry through HAProxy fails before starting it, naming the limit.
 func TestHAProxyRefusesTooManyConnections(t *testing.T) {
 	dir := t.TempDir()
-	plan := filepath.Join(dir, "too_many.star")
-	os.WriteFile(plan, []byte(fmt.Sprintf(`
-load("@stdlib//haproxy.star", "haproxy")
-def main(p):
+	r := localPlan(t, fmt.Sprintf(`
     haproxy.start(local, ["127.0.0.1:1"], bind = "127.0.0.1:1", path = %q, connections = 1200, fd_limit = 1024)
-`, filepath.Join(dir, "haproxy.cfg"))), 0o644)
-	r := plantest.Evaluate(t, plan, "", starlark.StringDict{"local": localstar.Module}, runner.Options{})
+`, filepath.Join(dir, "haproxy.cfg")))
 	want := "haproxy.start: the plan opens 1200 connections through HAProxy, and the open-file limit (ulimit -Hn 1024) lets it carry 479"
 	if r.Err == nil || !strings.Contains(r.Err.Error(), want) {
 		t.Fatalf("want %q, got %v", want, r.Err)
@@ -192,6 +200,17 @@ def main(p):
 	}
 }
 
+// localPlan runs a plan whose main is body (indented), with the haproxy
+// helper loaded and the local module predeclared.
+func localPlan(t *testing.T, body string) plantest.Result {
+	t.Helper()
+	plan := filepath.Join(t.TempDir(), "plan.star")
+	if err := os.WriteFile(plan, []byte("load(\"@stdlib//haproxy.star\", \"haproxy\")\ndef main(p):"+body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return plantest.Evaluate(t, plan, "", starlark.StringDict{"local": localstar.Module}, runner.Options{})
+}
+
 // starList is a Starlark list of strings.
 func starList(items []string) string {
 	quoted := make([]string, len(items))
@@ -199,4 +218,27 @@ func starList(items []string) string {
 		quoted[i] = strconv.Quote(s)
 	}
 	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// The config's nbthread is the threads asked for; check fails at once,
+// saying what to install, when the binary is not on the host.
+func TestHAProxyThreadsAndCheck(t *testing.T) {
+	dir := t.TempDir()
+	r := localPlan(t, fmt.Sprintf(`
+    print(haproxy.config(["127.0.0.1:1"], threads = 6))
+    proxy = haproxy.start(local, ["127.0.0.1:1"], bind = "127.0.0.1:1", path = %q, haproxy = "true", threads = 3, fd_limit = 4096)
+    print("threads", proxy.threads)
+    haproxy.check(local, haproxy = "/nonexistent/haproxy")
+`, filepath.Join(dir, "haproxy.cfg")))
+	want := "haproxy.check: /nonexistent/haproxy is not installed on"
+	if r.Err == nil || !strings.Contains(r.Err.Error(), want) || !strings.Contains(r.Err.Error(), "apt-get install haproxy") {
+		t.Fatalf("want %q, got %v", want, r.Err)
+	}
+	if !strings.Contains(r.Stdout, "    nbthread 6\n") || !strings.Contains(r.Stdout, "threads 3\n") {
+		t.Errorf("config and start's threads:\n%s", r.Stdout)
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "haproxy.cfg"))
+	if err != nil || !strings.Contains(string(cfg), "    nbthread 3\n") {
+		t.Errorf("the written config (%v):\n%s", err, cfg)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -528,4 +530,66 @@ func printedLine(out, prefix string) string {
 		}
 	}
 	return "(none)"
+}
+
+// tidb.save_config saves what the server's version offers: on TiDB 3.0
+// (a front answering as v3.0.5, where SHOW CONFIG is a syntax error, as
+// on the real 3.0) the status port's /config, never sending SHOW CONFIG;
+// from v4.0 SHOW CONFIG. check_version says whether the server runs the
+// report's release.
+func TestTiDBSaveConfigByVersion(t *testing.T) {
+	m := sandboxtest.Fresh(t, sandbox.MariaDBOptions{})
+	old := tiupstub.StartFront(t, m.Config(), nil)
+	old.Version = "5.7.25-TiDB-v3.0.5"
+	current := tiupstub.StartFront(t, m.Config(), nil)
+	current.Version = "5.7.25-TiDB-v4.0.13"
+	current.Config = func() ([]tiupstub.ConfigRow, error) {
+		return []tiupstub.ConfigRow{{Type: "tikv", Instance: "10.0.1.7:20160", Name: "raftstore.capacity", Value: "1TB"}}, nil
+	}
+	const settings = `{"host":"0.0.0.0","log":{"level":"error"},"performance":{"max-procs":0}}`
+	status := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/config" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, settings)
+	}))
+	defer status.Close()
+	dsn := func(addr string) string {
+		cfg := m.Config()
+		cfg.Addr, cfg.DBName = addr, "sbtest"
+		return cfg.FormatDSN()
+	}
+	r := plantest.Evaluate(t, writePlan(t, fmt.Sprintf(`
+load("@stdlib//tidb.star", "tidb")
+load(%q, "assert")
+def main(p):
+    old = db.connect(%q)
+    refused = old.try_query("SHOW CONFIG")
+    assert.eq(refused.code, 1064, "SHOW CONFIG on 3.0")
+    assert.eq(tidb.save_config(old, "old", status = %q), "files/config/old-tidb-config.json", "3.0's file")
+    assert.true(tidb.check_version(old, "v3.0.5", "seed001"), "3.0.5 is 3.0.5")
+    assert.true(not tidb.check_version(old, "v4.0.13", "seed004"), "3.0.5 is not 4.0.13")
+    new = db.connect(%q)
+    assert.eq(tidb.save_config(new, "new"), "files/config/new-show-config.tsv", "4.0's file")
+    assert.eq(tidb.save_config(db.connect(%q), "mariadb"), None, "not TiDB")
+`, assertStar(t), dsn(old.Addr), strings.TrimPrefix(status.URL, "http://"), dsn(current.Addr), dsn(m.Config().Addr))), "", modules, runner.Options{Secrets: []string{m.Password()}})
+	if r.Err != nil {
+		t.Fatalf("%s\n%s", plantest.Backtrace(r.Err), r.Stdout)
+	}
+	files := filepath.Join(r.Res.Dir, "files", "config")
+	if got, err := os.ReadFile(filepath.Join(files, "old-tidb-config.json")); err != nil || string(got) != settings {
+		t.Errorf("3.0's settings: %q (%v), want the status port's", got, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(files, "new-show-config.tsv")); err != nil || !strings.Contains(string(got), "tikv\t10.0.1.7:20160\traftstore.capacity\t1TB\n") {
+		t.Errorf("4.0's SHOW CONFIG: %q (%v)", got, err)
+	}
+	for _, want := range []string{"old runs TiDB 3.0.5, which has no SHOW CONFIG (it came in v4.0): saved the TiDB server's settings from http://",
+		"seed001: the target runs TiDB v3.0.5, the report's version",
+		"seed004: note: the target runs 5.7.25-TiDB-v3.0.5, not the report's TiDB v4.0.13",
+		"tidb.save_config: mariadb runs " + m.Version} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.Stdout)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -92,6 +93,14 @@ func TestSeed001PlanDryRun(t *testing.T) {
 			t.Errorf("%q listed %d times, want %d", text, n, want)
 		}
 	}
+	// A baseline cluster runs the same way after the first, its version
+	// checked against the report's earlier 2.1.8.
+	r = starbench(t, nil, "check", "plans/seed001_tidb305_three_sysbench.star", "-p", "baseline_servers=old1,old2,old3",
+		"--target", "tidb1=root@tcp(10.0.1.1:4000)/sbtest", "--target", "tidb2=root@tcp(10.0.1.2:4000)/sbtest", "--target", "tidb3=root@tcp(10.0.1.3:4000)/sbtest")
+	expect(t, r, 0, "seed001 old3: the run checks that the target runs the report's TiDB v2.1.8", "files/config/old1-show-config.tsv")
+	if a, b := strings.Count(r.stdout, "bench.together"), strings.Count(r.stdout, "sysbench.prepare"); a != 14 || b != 2 {
+		t.Errorf("with a baseline: %d together steps and %d prepares, want 14 and 2", a, b)
+	}
 	// With client hosts, each load runs from one, in turn.
 	r = starbench(t, nil, "check", "plans/seed001_tidb305_three_sysbench.star", "-p", "clients=bench@10.0.9.1,bench@10.0.9.2",
 		"--target", "tidb1=root@tcp(10.0.1.1:4000)/sbtest", "--target", "tidb2=root@tcp(10.0.1.2:4000)/sbtest", "--target", "tidb3=root@tcp(10.0.1.3:4000)/sbtest")
@@ -114,10 +123,20 @@ func TestSeed002PlanDryRun(t *testing.T) {
 		"starbench tpcc --layout benchmarksql -D tpcc --warehouses 5000 -T 100 --time 30m0s --interval 10s run",
 		"tiup cluster destroy tpcc-v5-0-0 --yes", "write seed002.md, seed002.csv, seed002.html: tpmc by threads per version, source")
 	for text, want := range map[string]int{"tpcc.run ": 4, "tpcc.prepare ": 2, "SET GLOBAL tidb_hashagg_final_concurrency = 1": 2,
-		"SET GLOBAL tidb_enable_async_commit = 1": 1, "... 3 more statements": 1, "haproxy -f": 0} {
+		"SET GLOBAL tidb_enable_async_commit = 1": 1, "... 3 more statements": 1, "haproxy -f": 0, "command -v haproxy": 0} {
 		if n := strings.Count(r.stdout, text); n != want {
 			t.Errorf("%q listed %d times, want %d", text, n, want)
 		}
+	}
+	// The terminals from a client host of their own, as the report's; with
+	// HAProxy, it is looked for before the first deploy.
+	r = starbench(t, nil, "check", "plans/seed002_tidb_tpcc_v50_vs_v40.star", "-p", "terminals=50,100", "-p", "client=bench@10.0.9.1", "-p", "haproxy_port=3390")
+	expect(t, r, 0, "--time 30m0s --interval 10s run  # on client host bench@10.0.9.1:22")
+	if n := strings.Count(r.stdout, "run  # on client host bench@10.0.9.1:22"); n != 4 {
+		t.Errorf("%d TPC-C runs on the client host, want 4", n)
+	}
+	if check, deploy := strings.Index(r.stdout, "command -v haproxy"), strings.Index(r.stdout, "tiup cluster deploy"); check < 0 || check > deploy {
+		t.Errorf("HAProxy is not looked for before the first deploy (at %d, the deploy at %d)", check, deploy)
 	}
 }
 
@@ -181,6 +200,50 @@ func TestSeed000PlanDryRun(t *testing.T) {
 	if !strings.Contains(topologies[3], "port: 4001") || strings.Contains(topologies[5], "numa_node") || !strings.Contains(topologies[6], "numa_node: \"1\"") ||
 		!strings.Contains(topologies[6], "data_dir: /nvme1/tidb-data/tikv-20161") {
 		t.Errorf("topologies:\n%s\n---\n%s", topologies[3], topologies[6])
+	}
+	// Two TiKV a machine as tiup's hybrid deployment topology has them:
+	// labelled by machine, PD placing replicas by that label, the block
+	// cache and read pool sized for two (64 GB, 32 cores: 16GB, 12).
+	for _, want := range []string{`replication.location-labels:\n\s+- host\n`, `storage.block-cache.capacity: 16GB\n`,
+		`readpool.unified.max-thread-count: 12\n`, `server.labels:\n\s+host: tikv-10.0.2.8\n`} {
+		if !regexp.MustCompile(want).MatchString(topologies[0]) {
+			t.Errorf("topology lacks %q:\n%s", want, topologies[0])
+		}
+	}
+	if n := strings.Count(topologies[0], "server.labels:"); n != 6 {
+		t.Errorf("%d TiKV labelled, want 6", n)
+	}
+	// The mounts and the machines' size are parameters; no ANALYZE unless
+	// asked (the report has none); HAProxy is looked for before the first
+	// deploy, and runs with the control host's CPUs as its threads.
+	res = dryRun(t, "../../plans/seed000_tidb_numa_topologies.star", "threads=150", "workloads=oltp_point_select",
+		"nvme_mounts=/data/a,/data/b/", "tikv_memory_gb=256", "tikv_cores=96", "setups=5.3.0-1tidb-haproxy", "analyze=true")
+	top := topologiesOf(res)[0]
+	for _, want := range []string{"data_dir: /data/b/tidb-data/tikv-20161", "storage.block-cache.capacity: 64GB", "readpool.unified.max-thread-count: 38"} {
+		if !strings.Contains(top, want) {
+			t.Errorf("topology lacks %q:\n%s", want, top)
+		}
+	}
+	var order []string
+	for _, s := range res.Steps {
+		switch {
+		case strings.Contains(s.Text, "command -v haproxy"):
+			order = append(order, "check")
+		case strings.HasPrefix(s.Text, "tiup cluster deploy"):
+			order = append(order, "deploy")
+		case s.Builtin == "db.analyze":
+			order = append(order, "analyze")
+		case s.Text == "nproc":
+			order = append(order, "nproc")
+		}
+	}
+	if strings.Join(order, " ") != "check deploy nproc analyze" {
+		t.Errorf("steps in order: %v, want the HAProxy check before the deploy, nproc for its threads, one ANALYZE", order)
+	}
+	for _, s := range dryRun(t, "../../plans/seed000_tidb_numa_topologies.star", "threads=150", "workloads=oltp_point_select").Steps {
+		if s.Builtin == "db.analyze" {
+			t.Errorf("ANALYZE without -p analyze=true: %s", s.Text)
+		}
 	}
 }
 

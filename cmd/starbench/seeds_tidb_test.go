@@ -110,7 +110,9 @@ func TestSeed004OnTiDB(t *testing.T) {
 		"-p", "metrics="+srv.StatusURL()+"/metrics", "--target", srv.DSN())
 	expect(t, r, 0, "tps, avg by round per case, source", "mean  ", "split published tps",
 		"sbtest_split.sbtest1 regions by store: unavailable: this TiDB server has no PD (Error 1105: pd http client unavailable)",
-		"incr, run 1: CPUs each server used: ")
+		"incr, run 1: CPUs each server used: ",
+		// This TiDB is not the report's release, and the output says so.
+		"seed004: note: the target runs ", "not the report's TiDB v4.0.13")
 	if strings.Contains(r.stdout, "Not TiDB") || strings.Contains(r.stdout, "no server endpoint watched") {
 		t.Errorf("a run on TiDB says it is not, or watched no server:\n%s", r.stdout)
 	}
@@ -129,5 +131,29 @@ func TestSeed004OnTiDB(t *testing.T) {
 	steps, _ := filepath.Glob(filepath.Join(out, results.StepsDir, "*-oltp_legacy*"))
 	if len(steps) != 6 {
 		t.Errorf("%d runs, want 2 rounds x 3 cases", len(steps))
+	}
+}
+
+// Seed 001 on a real TiDB (three targets, one server), with a baseline
+// cluster (here the first server again, labelled old): each server's
+// version is checked against the report's 3.0.5 (the baseline's against
+// 2.1.8) and said to be another, the configuration is saved as this
+// version offers it, SHOW CONFIG (the 3.0 way, the status port's /config,
+// is TestTiDBSaveConfigByVersion's), and the final table gives each
+// version and the change, with the report's 30+% as its footnote.
+func TestSeed001OnTiDB(t *testing.T) {
+	t.Parallel() // time-bound runs on a server of its own
+	srv := sandboxtest.FreshTiDB(t, sandbox.TiDBOptions{})
+	out := outDir(t)
+	r := starbench(t, nil, "run", "plans/seed001_tidb305_three_sysbench.star", "-o", out, "-p", "scale=small",
+		"-p", "workloads=oltp_write_only", "-p", "baseline_servers=tidb1", "-p", "versions=new,old",
+		"--target", "tidb1="+srv.DSN(), "--target", "tidb2="+srv.DSN(), "--target", "tidb3="+srv.DSN())
+	expect(t, r, 0, "seed001 tidb1: note: the target runs ", "not the report's TiDB v3.0.5", "not the report's TiDB v2.1.8",
+		"qps, min, avg, p99 by workload per version", "new qps vs old", "\"普遍在 30+%\"")
+	for _, name := range []string{"tidb1", "tidb2", "tidb3"} {
+		got, err := os.ReadFile(filepath.Join(out, "files", "config", name+"-show-config.tsv"))
+		if err != nil || !strings.HasPrefix(string(got), "Type\tInstance\tName\tValue\ntidb\t") {
+			t.Errorf("%s's SHOW CONFIG: %v\n%.300s", name, err, got)
+		}
 	}
 }

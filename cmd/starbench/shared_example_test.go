@@ -12,17 +12,17 @@ import (
 
 // perfTeamURL is the repository plans/shared/starbench.mod pins: it
 // stands for a team's own, and tests point it at a file:// repository of
-// plans/shared/perf-team/.
+// plans/shared/vendor/perf_team/.
 const perfTeamURL = "https://git.example.com/perf-team/shared.git"
 
-// perfTeamRepo makes the perf team's repository from plans/shared/perf-team
+// perfTeamRepo makes the perf team's repository from plans/shared/vendor/perf_team
 // (one commit, fixed author and date: the same files make the same
 // commit) and returns the environment that points perfTeamURL at it.
 func perfTeamRepo(t *testing.T) (commit string, env []string) {
 	t.Helper()
 	repo := gittest.New(t)
 	files := map[string]string{}
-	src := "../../plans/shared/perf-team"
+	src := "../../plans/shared/vendor/perf_team"
 	entries, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)
@@ -48,14 +48,14 @@ func TestSeed003SharedSettingsExample(t *testing.T) {
 	commit, env := perfTeamRepo(t)
 	pinned := readPin(t, "../../plans/shared", "perf_team")
 	if pinned != commit {
-		t.Fatalf("plans/shared/starbench.mod pins perf_team at %s, but plans/shared/perf-team/ makes commit %s: after changing those files, "+
+		t.Fatalf("plans/shared/starbench.mod pins perf_team at %s, but plans/shared/vendor/perf_team/ makes commit %s: after changing those files, "+
 			"pin the new commit (in plans/shared/starbench.mod and starbench.sum) as this test's repository makes it", pinned, commit)
 	}
 	r := starbench(t, env, "check", "plans/shared/seed003_pinned.star", "--verbose")
 	expect(t, r, 0, "plans/shared/seed003_pinned.star: OK", "| SET GLOBAL tidb_enable_1pc = 1;", "|         raftstore.apply-pool-size: 3")
 	byPath := starbench(t, env, "check", "plans/seed003_tidb_v520_vs_v511.star", "--verbose")
 	expect(t, byPath, 0)
-	if a, b := stepsOf(r.stdout), stepsOf(byPath.stdout); a != b || !strings.Contains(a, "533 steps") {
+	if a, b := stepsOf(r.stdout), stepsOf(byPath.stdout); a != b || !strings.Contains(a, "536 steps") {
 		t.Errorf("the example's steps differ from the seed plan's:\n%s\n---\n%s", a, b)
 	}
 	expect(t, starbench(t, env, "mod", "verify", "--dir", "plans/shared"), 0, "@perf_team  "+perfTeamURL+" at v1 ("+commit[:12]+")", " ok")

@@ -315,6 +315,11 @@ func (g *Graph) verify(r *Repo) error {
 	}
 	pin := r.Pin
 	if !cache.Cached(pin.URL, pin.Commit) {
+		dir, err := g.vendored(r)
+		if err != nil || dir != "" {
+			r.dir = dir
+			return err
+		}
 		if err := g.checkTag(r); err != nil {
 			return err
 		}
@@ -348,6 +353,45 @@ func (g *Graph) verify(r *Repo) error {
 	}
 	r.dir, r.Hash = dir, want
 	return nil
+}
+
+// VendorDir is the folder beside a plan's starbench.mod that may hold a
+// copy of a pinned module's tree, VendorDir/NAME, for where its repository
+// cannot be reached (offline, or no access): a copy is used only when its
+// content hash is the pin's in starbench.sum, so it is the pinned tree.
+const VendorDir = "vendor"
+
+// vendored is the folder of r's vendored copy (a pin of the plan's own
+// starbench.mod, VendorDir/NAME beside it), "" when there is none; a copy
+// that is not the pinned tree is an error saying so.
+func (g *Graph) vendored(r *Repo) (string, error) {
+	if r.PinnedBy != ModFileName {
+		return "", nil
+	}
+	dir := filepath.Join(g.rootDir, VendorDir, r.Pin.Name)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", nil
+	}
+	sum, err := g.sums()
+	if err != nil {
+		return "", err
+	}
+	want, ok := sum.Hash(r.Pin.URL, r.Pin.Commit)
+	if !ok {
+		return "", fmt.Errorf("%s: %s has no hash for %s at %s, so its copy in %s cannot be checked: run 'starbench mod download' in %s where the repository can be reached",
+			r.Display, filepath.Join(g.rootDir, SumFileName), r.Pin.URL, ShortCommit(r.Pin.Commit), dir, displayDir(g.rootDir))
+	}
+	got, err := TreeHash(dir)
+	if err != nil {
+		return "", err
+	}
+	if got != want {
+		return "", fmt.Errorf("%s: the copy in %s is not the pinned tree of %s at %s (its hash %s, %s's %s): it was edited, or the pin moved without it; "+
+			"copy that commit's files there again, or remove the folder to fetch the repository",
+			r.Display, dir, r.Pin.URL, ShortCommit(r.Pin.Commit), got, SumFileName, want)
+	}
+	r.Hash = want
+	return dir, nil
 }
 
 // ErrTagMoved is what CheckTag's error wraps when a pinned tag names

@@ -125,3 +125,36 @@ func TestResolve(t *testing.T) {
 }
 
 var testTime = time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// A pin whose repository cannot be reached is read from its vendored copy
+// beside starbench.mod when the copy's hash is the pin's in starbench.sum;
+// an edited copy is refused, naming both hashes, and nothing is fetched.
+func TestVendoredCopyStandsInForTheRepository(t *testing.T) {
+	root := t.TempDir()
+	commit := strings.Repeat("d4", 20)
+	url := "https://git.example.invalid/team.git"
+	vendor := filepath.Join(root, VendorDir, "team")
+	os.MkdirAll(vendor, 0o755)
+	os.WriteFile(filepath.Join(vendor, "settings.star"), []byte("A = 1\n"), 0o644)
+	hash, err := TreeHash(vendor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, ModFileName), []byte("team "+url+" "+commit+" refs/tags/v1\n"), 0o644)
+	os.WriteFile(filepath.Join(root, SumFileName), []byte(url+" "+commit+" "+hash+"\n"), 0o644)
+	read := func(name string) ([]byte, error) { return os.ReadFile(name) }
+	load := func() ([]byte, error) {
+		g := NewGraph(context.Background(), root, &Cache{Dir: t.TempDir()}, read)
+		if _, err := g.Repo("", "team"); err != nil {
+			return nil, err
+		}
+		return g.Read("@team", "settings.star")
+	}
+	if data, err := load(); err != nil || string(data) != "A = 1\n" {
+		t.Fatalf("the vendored copy: %q, %v", data, err)
+	}
+	os.WriteFile(filepath.Join(vendor, "settings.star"), []byte("A = 2\n"), 0o644)
+	if _, err := load(); err == nil || !strings.Contains(err.Error(), "is not the pinned tree of "+url+" at "+commit[:12]) || !strings.Contains(err.Error(), hash) {
+		t.Errorf("an edited copy: %v", err)
+	}
+}

@@ -23,7 +23,10 @@ import (
 //   - SHOW CONFIG [LIKE 'type' | WHERE ...] (docs: sql-statement-show-config):
 //     Type, Instance, Name, Value from Config (e.g. Stub.ClusterConfig),
 //     read out of a table of the Front's schema, so that LIKE and WHERE
-//     filter as on TiDB.
+//     filter as on TiDB. With a Version before v4.0, where TiDB had no
+//     SHOW CONFIG (it came in release-4.0), the statement goes to the
+//     server as it is and fails there with a syntax error (1064), as
+//     TiDB 3.0 answers it.
 //   - ADMIN CHECKSUM TABLE t[, ...] (docs: sql-statement-admin-checksum-table):
 //     Db_name, Table_name, Checksum_crc64_xor, Total_kvs, Total_bytes from
 //     the server's data: the checksum is the server's CHECKSUM TABLE, the
@@ -88,7 +91,7 @@ func (r *relay) rewriteTiDB(text string) (string, error) {
 	if m := setStatement.FindStringSubmatch(text); m != nil {
 		return f.setVariables(m[1], text)
 	}
-	if m := showConfig.FindStringSubmatch(text); m != nil {
+	if m := showConfig.FindStringSubmatch(text); m != nil && !f.before4() {
 		return f.showConfig(m[1])
 	}
 	if m := adminChecksum.FindStringSubmatch(text); m != nil {
@@ -404,4 +407,12 @@ func flatten(prefix string, m map[string]any, out map[string]string) {
 			out[name] = fmt.Sprint(v)
 		}
 	}
+}
+
+// before4 reports whether the Front answers as a TiDB release before
+// v4.0 (its Version's "-TiDB-v3.0.5").
+func (f *Front) before4() bool {
+	_, release, ok := strings.Cut(f.Version, "-TiDB-v")
+	major, _, _ := strings.Cut(release, ".")
+	return ok && len(major) == 1 && major < "4"
 }
