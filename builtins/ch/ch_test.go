@@ -125,16 +125,18 @@ func (srv *chServer) logged(t *testing.T, keep *regexp.Regexp, fn func()) []stri
 }
 
 // CH's tables and view as starbench prepares them equal go-tpc's
-// (CHECKSUM TABLE of nation, region and supplier, the view's rows); the
-// queries starbench sends are go-tpc's texts, and both tools get the
-// same answers from the same data; one step holds the transactions and
-// the queries.
+// (CHECKSUM TABLE of nation, region and supplier; the view's definition
+// as the server keeps it); the queries starbench sends are go-tpc's
+// texts, so that on the same data both get the same answers (the answers
+// themselves are not compared: go-tpc prints none); one step holds the
+// transactions and the queries.
 func TestCHAgreesWithGoTPC(t *testing.T) {
 	checkCHAgreesWithGoTPC(t, startCHServer(t))
 }
 
 // The same on a real TiDB: the tables' rows (their digest: TiDB has no
-// CHECKSUM TABLE), the view, the statements and one step of both loads.
+// CHECKSUM TABLE), the view's definition, the statements and one step of
+// both loads.
 func TestCHAgreesWithGoTPCOnTiDB(t *testing.T) {
 	checkCHAgreesWithGoTPC(t, newCHServer(t, sandboxtest.StartTiDBLogging(t, sandbox.TiDBOptions{}), true))
 }
@@ -160,6 +162,13 @@ func checkCHAgreesWithGoTPC(t *testing.T, srv *chServer) {
 		if a, b := srv.checksum(t, "gotpc."+table), srv.checksum(t, "sb."+table); a != b || a == "0" || strings.HasSuffix(a, "md5sum64:0") {
 			t.Errorf("%s: checksum %s (go-tpc's) and %s (starbench's)", table, a, b)
 		}
+	}
+	viewOf := func(schema string) string {
+		def := srv.value(t, "SELECT VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA = '"+schema+"' AND TABLE_NAME = '"+View+"'")
+		return strings.NewReplacer("`"+schema+"`.", "", schema+".", "").Replace(def)
+	}
+	if a, b := viewOf("gotpc"), viewOf("sb"); a != b || !strings.Contains(a, "revenue") {
+		t.Errorf("the view %s:\ngo-tpc's    %s\nstarbench's %s", View, a, b)
 	}
 	if _, err := Prepare(ctx, sb, PrepareOptions{}, &out); err == nil || !strings.Contains(err.Error(), "sb.revenue1") {
 		t.Errorf("prepare again: %v", err)

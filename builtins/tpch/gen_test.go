@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/starbench/starbench/internal/testutil/sandboxtest"
 )
 
 // referenceProgram writes the first rows of every table as go-tpc
@@ -120,7 +122,7 @@ func reference(t *testing.T, rows int) []string {
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			msg := fmt.Sprintf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-			if os.Getenv("CI") == "true" {
+			if sandboxtest.InCI() {
 				t.Fatal(msg)
 			}
 			t.Skip("go-tpc's generator could not be built (the Go proxy or its module is not at hand): " + msg)
