@@ -27,8 +27,11 @@ type ServeOptions struct {
 	Version string // the tool's version, said in hello
 	// Family is the workload family of a name (the registry's).
 	Family func(name string) (family.Family, bool)
-	// ClockSkew is added to the agent's clock: a test's stand-in for a
-	// host whose clock is off, which the coordinator's offset must undo.
+	// ClockSkew is added to the agent's clock, the one its messages and
+	// its part's recorded start are on: a test's stand-in for a host
+	// whose clock is off, which the coordinator's measured offset must
+	// undo (the product binary cannot set it: cmd/starbench reads it only
+	// in a build with the agenttest tag).
 	ClockSkew time.Duration
 	// TempDir is where the part's folder is written before it is sent
 	// ("" for the system's).
@@ -149,7 +152,19 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o ServeOptions) err
 	if err != nil {
 		return c.send(message{Type: msgError, Error: err.Error(), Usage: true})
 	}
-	step.ClockOffset = time.Duration(req.ClockOffset) - o.ClockSkew
+	step.ClockOffset = time.Duration(req.ClockOffset)
+	if o.ClockSkew != 0 {
+		// The part's start as a clock off by ClockSkew records it: the
+		// step converts it to the coordinator's clock with the offset.
+		run := step.Run
+		step.Run = func(ctx context.Context, r bench.StepRun) (*bench.Result, error) {
+			res, err := run(ctx, r)
+			if res != nil {
+				res.StartTime = res.StartTime.Add(o.ClockSkew)
+			}
+			return res, err
+		}
+	}
 	step.Start = &remoteStart{c: c, starts: starts, now: now}
 	step.Output = &outputSender{c: c}
 	step.Progress = func(p bench.Progress) { _ = c.send(message{Type: msgProgress, Progress: &p}) }

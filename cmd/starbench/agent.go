@@ -2,16 +2,12 @@ package main
 
 import (
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/starbench/starbench/builtins"
 	"github.com/starbench/starbench/builtins/agent"
 )
-
-// clockSkewEnv is the test-only hook that moves an agent's clock.
-const clockSkewEnv = "STARBENCH_AGENT_CLOCK_SKEW"
 
 func (a *app) agentCommand() *cobra.Command {
 	return &cobra.Command{
@@ -28,17 +24,12 @@ text, live progress, every interval's histograms and at the end its step folder.
 load and exits when its stdin closes, when it is told to stop, or when it hears nothing from the
 coordinator for its watchdog's time (10s), so that no agent outlives its coordinator.
 
-It is not meant to be run by hand. ` + clockSkewEnv + `=DURATION (tests only) moves its clock, to show
-that the coordinator measures and undoes clock offsets.`,
+It is not meant to be run by hand.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var skew time.Duration
-			if s := os.Getenv(clockSkewEnv); s != "" {
-				d, err := time.ParseDuration(s)
-				if err != nil {
-					return usagef("%s=%q: %v", clockSkewEnv, s, err)
-				}
-				skew = d
+			skew, err := agentClockSkew()
+			if err != nil {
+				return err
 			}
 			return agent.Serve(cmd.Context(), os.Stdin, a.stdout, agent.ServeOptions{
 				Version: toolVersion(), Family: builtins.FamilyNamed, ClockSkew: skew,

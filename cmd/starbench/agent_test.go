@@ -410,9 +410,12 @@ func TestAgentFailures(t *testing.T) {
 	})
 }
 
-// An agent whose clock is 3s behind (the test-only skew hook): the
+// An agent whose clock is 3s behind (the skew hook of the tests' build):
+// its messages and its part's recorded start are on that clock; the
 // coordinator measures the offset, sends the start in the agent's clock
-// and keeps the agent's times in its own, so the parts start together.
+// and converts the agent's times into its own, so the parts' starts agree
+// (a conversion with the wrong sign, or none, leaves them 3 s or 6 s
+// apart: the bound is far from both and from a busy machine's delays).
 // A host whose CPU no binary at hand is for is refused (exit 2) naming it,
 // until $STARBENCH_AGENT_BINARIES has one.
 func TestAgentClockAndPlatform(t *testing.T) {
@@ -455,7 +458,7 @@ func TestAgentClockAndPlatform(t *testing.T) {
 	if off := parts[0].Client.ClockOffsetMS; math.Abs(off+3000) > 50 {
 		t.Errorf("the skewed agent's offset %.3f ms, want about -3000", off)
 	}
-	if spread := parts[0].Started.Sub(parts[1].Started); spread.Abs() > 100*time.Millisecond {
+	if spread := parts[0].Started.Sub(parts[1].Started); spread.Abs() > time.Second {
 		t.Errorf("the parts started %v apart: the offset was not applied", spread)
 	}
 	if parts[1].Client.Arch != "amd64" { // the binary it ran is this machine's, whatever uname said
