@@ -237,7 +237,18 @@ func benchmarkSQLConstants(ctx context.Context, s bench.Session) (Constants, err
 	return Constants{CLast: int(row[0]), CID: int(row[1]), OLIID: int(row[2])}, nil
 }
 
-// queryInts runs a query of one row of integers.
+// printable is a driver value as text ([]byte as its string).
+func printable(v driver.Value) any {
+	if b, ok := v.([]byte); ok {
+		return string(b)
+	}
+	return v
+}
+
+// queryInts runs a query of one row of integers: NULL (an aggregate over
+// no rows, a key not found) reads as 0, which callers tell apart by a
+// count beside it; any other value that is not an integer is an error, so
+// that a stored constant never reads as 0 by accident.
 func queryInts(ctx context.Context, s bench.Session, query string) ([]int64, error) {
 	st, err := s.Prepare(ctx, query)
 	if err != nil {
@@ -252,7 +263,14 @@ func queryInts(ctx context.Context, s bench.Session, query string) ([]int64, err
 	_, err = rs.QueryRows(ctx, func(cols []driver.Value) error {
 		row = make([]int64, len(cols))
 		for i, c := range cols {
-			row[i], _ = colInt(c)
+			if c == nil {
+				continue
+			}
+			v, err := colInt(c)
+			if err != nil {
+				return fmt.Errorf("column %d holds %q, not a whole number: %w", i+1, fmt.Sprint(printable(c)), err)
+			}
+			row[i] = v
 		}
 		return nil
 	})

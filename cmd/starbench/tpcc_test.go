@@ -284,6 +284,19 @@ func TestTPCCProps(t *testing.T) {
 	if err := os.WriteFile(props, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// BenchmarkSQL's loader draws nURandCLast in 0..255 (jTPCCRandom's
+	// nextLong(0, 255)) and stores it as text under that name: a stored 0
+	// is the load's 0; a value that is not a number is refused, never
+	// read as 0.
+	if _, err := c.Exec(ctx, "UPDATE bench.bmsql_config SET cfg_value = '0' WHERE cfg_name = 'nURandCLast'"); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "-T", "1", "--count", "10", "--out", outDir(t), "run"), 0, "C_LAST: the load's 0 (from bmsql_config), the run's ")
+	if _, err := c.Exec(ctx, "UPDATE bench.bmsql_config SET cfg_value = 'ten' WHERE cfg_name = 'nURandCLast'"); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, starbench(t, nil, "tpcc", "--props", props, "-T", "1", "--count", "10", "--out", outDir(t), "run"), 1,
+		"read the load's C constants from bmsql_config: column 1 holds \"ten\", not a whole number")
 	if _, err := c.Exec(ctx, "DELETE FROM bench.bmsql_config WHERE cfg_name = 'nURandCLast'"); err != nil {
 		t.Fatal(err)
 	}
