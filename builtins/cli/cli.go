@@ -110,7 +110,7 @@ func (e *Env) HelpWithFlags(title, flags string) error {
 // on it.
 func (ep *Endpoints) Throwaway() bool {
 	kind := ep.Info["kind"]
-	return kind == "embedded" || kind == "sandbox"
+	return kind == targets.KindEmbedded || kind == targets.KindSandbox
 }
 
 // Display is the endpoints as shown (passwords redacted).
@@ -166,7 +166,7 @@ func (e *Env) TargetOr(ctx context.Context, what, target string, ownGiven bool, 
 // 300,000 order lines of one warehouse (about 4.5·10^10 comparisons) do
 // not load in useful time.
 func RefuseEmbeddedTPCC(what string, ep *Endpoints) error {
-	if ep.Info["kind"] != "embedded" {
+	if ep.Info["kind"] != targets.KindEmbedded {
 		return nil
 	}
 	return Usagef("%s: the embedded server cannot load a TPC-C warehouse in useful time: it compares each row it inserts with every row "+

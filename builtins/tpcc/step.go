@@ -237,14 +237,6 @@ func benchmarkSQLConstants(ctx context.Context, s bench.Session) (Constants, err
 	return Constants{CLast: int(row[0]), CID: int(row[1]), OLIID: int(row[2])}, nil
 }
 
-// printable is a driver value as text ([]byte as its string).
-func printable(v driver.Value) any {
-	if b, ok := v.([]byte); ok {
-		return string(b)
-	}
-	return v
-}
-
 // queryInts runs a query of one row of integers: NULL (an aggregate over
 // no rows, a key not found) reads as 0, which callers tell apart by a
 // count beside it; any other value that is not an integer is an error, so
@@ -268,7 +260,7 @@ func queryInts(ctx context.Context, s bench.Session, query string) ([]int64, err
 			}
 			v, err := colInt(c)
 			if err != nil {
-				return fmt.Errorf("column %d holds %q, not a whole number: %w", i+1, fmt.Sprint(printable(c)), err)
+				return fmt.Errorf("column %d holds %q, not a whole number: %w", i+1, valueString(c), err)
 			}
 			row[i] = v
 		}
